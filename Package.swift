@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// System C libraries only (no package dependencies): each is a `systemLibrary`
+/// target found through pkg-config, with the Debian package that provides it.
+let package = Package(
+    name: "chatcli",
+    products: [
+        .executable(name: "chatcli", targets: ["chatcli"]),
+    ],
+    targets: [
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .target(name: "CShims", dependencies: ["COpenSSL", "CSQLite"]),
+
+        .target(name: "Wire", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "STUN", dependencies: ["Wire", "COpenSSL"]),
+        .target(name: "HTTP1", dependencies: ["Wire"]),
+        .target(name: "WebSocket", dependencies: ["Wire", "HTTP1", "COpenSSL"]),
+        .target(name: "Signaling", dependencies: ["Wire"]),
+        .target(name: "Runtime", dependencies: ["Wire", "COpenSSL", "CShims"]),
+        .target(name: "SignalingServer", dependencies: [
+            "Wire", "STUN", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL",
+        ]),
+        .target(name: "ChatClient", dependencies: [
+            "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSodium",
+        ]),
+        .executableTarget(name: "chatcli", dependencies: [
+            "ChatClient", "SignalingServer", "Runtime", "Wire",
+        ]),
+
+        .target(name: "TestSupport", dependencies: ["Wire", "Runtime"], path: "Tests/TestSupport"),
+        .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"]),
+        .testTarget(name: "STUNTests", dependencies: ["STUN", "Wire", "TestSupport"]),
+        .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Wire", "TestSupport"]),
+        .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "Wire", "TestSupport"]),
+        .testTarget(name: "SignalingTests", dependencies: ["Signaling", "Wire", "TestSupport"]),
+        .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Wire", "TestSupport"]),
+        .testTarget(name: "SignalingServerTests", dependencies: [
+            "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport",
+        ]),
+        .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "Wire", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Wire"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,15 @@
+#include "CShims.h"
+#include <errno.h>
+#include <sys/time.h>
+#include <openssl/bio.h>
+
+long cshims_SSL_set_tlsext_host_name(SSL *ssl, const char *name) { return SSL_set_tlsext_host_name(ssl, name); }
+long cshims_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_mode(ctx, mode); }
+long cshims_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) { return SSL_CTX_set_min_proto_version(ctx, version); }
+long cshims_BIO_get_mem_data(BIO *bio, char **out) { return BIO_get_mem_data(bio, out); }
+long cshims_DTLSv1_get_timeout(SSL *ssl, struct timeval *tv) { return DTLSv1_get_timeout(ssl, tv); }
+long cshims_DTLSv1_handle_timeout(SSL *ssl) { return DTLSv1_handle_timeout(ssl); }
+long cshims_SSL_set_mtu(SSL *ssl, long mtu) { return SSL_set_mtu(ssl, mtu); }
+int cshims_SSL_ERROR_WANT_READ(void) { return SSL_ERROR_WANT_READ; }
+sqlite3_destructor_type cshims_sqlite_transient(void) { return SQLITE_TRANSIENT; }
+int cshims_errno(void) { return errno; }

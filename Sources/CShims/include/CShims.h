@@ -1,0 +1,25 @@
+// Macros and C globals that Swift cannot import directly, wrapped as functions.
+#ifndef CSHIMS_H
+#define CSHIMS_H
+
+#include <openssl/ssl.h>
+#include <sqlite3.h>
+#include <sys/types.h>
+
+// OpenSSL macros
+long cshims_SSL_set_tlsext_host_name(SSL *ssl, const char *name);
+long cshims_SSL_CTX_set_mode(SSL_CTX *ctx, long mode);
+long cshims_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version);
+long cshims_BIO_get_mem_data(BIO *bio, char **out);
+long cshims_DTLSv1_get_timeout(SSL *ssl, struct timeval *tv);
+long cshims_DTLSv1_handle_timeout(SSL *ssl);
+long cshims_SSL_set_mtu(SSL *ssl, long mtu);
+int cshims_SSL_ERROR_WANT_READ(void);
+
+// SQLite's SQLITE_TRANSIENT destructor constant
+sqlite3_destructor_type cshims_sqlite_transient(void);
+
+// errno as a function (thread-local C global)
+int cshims_errno(void);
+
+#endif

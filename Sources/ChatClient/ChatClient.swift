@@ -1,0 +1,1 @@
+// ChatClient: placeholder until its first source file lands.

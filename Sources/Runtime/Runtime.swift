@@ -1,0 +1,1 @@
+// Runtime: placeholder until its first source file lands.

@@ -1,0 +1,1 @@
+// STUN: placeholder until its first source file lands.

@@ -1,0 +1,1 @@
+// Signaling: placeholder until its first source file lands.

@@ -1,0 +1,1 @@
+// SignalingServer: placeholder until its first source file lands.

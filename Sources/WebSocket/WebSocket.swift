@@ -1,0 +1,1 @@
+// WebSocket: placeholder until its first source file lands.
