@@ -1,1 +1,42 @@
-print("chatcli")
+import ChatClient
+import Glibc
+
+/// Entry point: parse arguments, hand over to the command, exit with its status.
+/// Usage errors exit 2 with one sentence; `--help` anywhere prints help.
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+func usageFailure(_ message: String) -> Never {
+    Output.write("chatcli: \(message)\n", to: 2)
+    exit(2)
+}
+
+guard let name = arguments.first else {
+    Output.write(Commands.mainHelp + "\n", to: 2)
+    exit(2)
+}
+if name == "--help" || name == "-h" || name == "help" {
+    Output.write(Commands.mainHelp + "\n", to: 1)
+    exit(0)
+}
+if name == "--version" {
+    Output.write("chatcli \(Version.string)\n", to: 1)
+    exit(0)
+}
+guard let spec = Commands.all.first(where: { $0.name == name }) else {
+    usageFailure("unknown command '\(name)'; try 'chatcli --help'")
+}
+let parsed: ParsedArguments
+do {
+    parsed = try spec.parse(Array(arguments.dropFirst()))
+} catch {
+    usageFailure(error.message)
+}
+if parsed.has("help") {
+    Output.write(spec.helpText + "\n", to: 1)
+    exit(0)
+}
+switch spec.name {
+case "serve": exit(ServeCommand.run(parsed))
+case "create", "join": exit(ChatCommand.run(parsed, join: spec.name == "join"))
+default: usageFailure("unknown command '\(name)'")
+}

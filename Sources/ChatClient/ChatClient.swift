@@ -1,1 +1,0 @@
-// ChatClient: placeholder until its first source file lands.

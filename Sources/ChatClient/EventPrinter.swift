@@ -1,0 +1,44 @@
+import Glibc
+import Wire
+
+/// Prints chat events: one JSON object per line on stdout with `--json`;
+/// otherwise sentences, results on stdout and progress/errors on stderr.
+/// Writes go straight to the file descriptor so a pipe sees each line at once.
+public final class EventPrinter {
+    public let jsonMode: Bool
+
+    public init(jsonMode: Bool) { self.jsonMode = jsonMode }
+
+    public func emit(_ event: ChatEvent) {
+        if jsonMode {
+            if let json = event.json { Output.write(json.serialized + "\n", to: 1) }
+            return
+        }
+        switch event {
+        case .code(let code, _):
+            let spaced = "\(code.prefix(3)) \(code.dropFirst(3))"
+            Output.write("Your code: \(spaced)\nOn the other machine, run:  chatcli join \(code)\n", to: 1)
+        case .waiting: Output.write("Waiting for your peer to join…\n", to: 2)
+        case .peerJoined: Output.write("Your peer is here.\n", to: 1)
+        case .peerLeft: Output.write("Your peer left the chat.\n", to: 1)
+        case .error(let e): Output.write("chatcli: \(e.message)\n", to: 2)
+        case .closed: Output.write("Chat closed.\n", to: 2)
+        case .progress(let text): Output.write(text + "\n", to: 2)
+        }
+    }
+}
+
+public enum Output {
+    /// Writes all of `text`, retrying on EINTR and short writes; gives up
+    /// silently if the reader went away (EPIPE), as a CLI should.
+    public static func write(_ text: String, to fd: Int32) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n > 0 { offset += n; continue }
+            if n < 0, errno == EINTR || errno == EAGAIN { continue }
+            return
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import HTTP1
+import Wire
+
+/// The REST half of PROTOCOL.md §1 as the client sees it: requests to build
+/// and answers to interpret, for both `chatcli serve` and an unmodified
+/// Inviso server (§2a). Pure functions, so every quirk is unit-tested.
+public enum RoomAPI {
+    public enum CreateOutcome: Equatable, Sendable {
+        case created(expires: String?)
+        /// The code is taken (409, or Inviso's `500 create_failed`): pick another.
+        case codeInUse
+        case failed(ClientError)
+    }
+
+    public enum AcceptOutcome: Equatable, Sendable {
+        case accepted(roomID: String)
+        case failed(ClientError)
+    }
+
+    public enum CheckOutcome: Equatable, Sendable {
+        case pending
+        case accepted(roomID: String)
+        case failed(ClientError)
+    }
+
+    public static func createRequest(code: String, deviceID: String, expiresIn: Int, authority: String) -> HTTPRequest {
+        post("/api/rooms", ["joinid": .string(code), "expiresInSeconds": JSON(expiresIn), "client1": .string(deviceID)], authority)
+    }
+
+    public static func acceptRequest(code: String, deviceID: String, authority: String) -> HTTPRequest {
+        post("/api/rooms/accept", ["joinid": .string(code), "client2": .string(deviceID)], authority)
+    }
+
+    public static func checkRequest(code: String, deviceID: String, wait: Int?, authority: String) -> HTTPRequest {
+        let target = wait.map { "/api/rooms/check?wait=\($0)" } ?? "/api/rooms/check"
+        return post(target, ["joinid": .string(code), "client1": .string(deviceID)], authority)
+    }
+
+    public static func iceServersRequest(authority: String) -> HTTPRequest {
+        var headers = HTTPHeaders()
+        headers.add("Host", authority)
+        return HTTPRequest(method: "GET", target: "/api/ice-servers", headers: headers)
+    }
+
+    public static func purgeRequest(deviceIDs: [String], authority: String) -> HTTPRequest {
+        post("/api/user/purge", ["deviceIds": .array(deviceIDs.map { .string($0) })], authority)
+    }
+
+    public static func interpretCreate(_ r: HTTPResponse) -> CreateOutcome {
+        switch r.status {
+        case 200, 201: return .created(expires: body(r)?["exp"]?.stringValue)
+        case 409: return .codeInUse
+        case 500 where errorCode(r) == "create_failed": return .codeInUse
+        default: return .failed(serverError(r, action: "create a room"))
+        }
+    }
+
+    public static func interpretAccept(_ r: HTTPResponse) -> AcceptOutcome {
+        switch r.status {
+        case 200:
+            guard let id = body(r)?["roomid"]?.stringValue, !id.isEmpty else {
+                return .failed(.protocolViolation("the server accepted the code but sent no room id"))
+            }
+            return .accepted(roomID: id)
+        case 404: return .failed(.codeNotFound)
+        case 409: return .failed(.codeAlreadyUsed)
+        case 429: return .failed(.rateLimited(retryAfter: r.headers["Retry-After"].flatMap { Int($0) }))
+        default: return .failed(serverError(r, action: "accept the code"))
+        }
+    }
+
+    public static func interpretCheck(_ r: HTTPResponse) -> CheckOutcome {
+        switch r.status {
+        case 204: return .pending
+        case 200:
+            guard let id = body(r)?["roomid"]?.stringValue, !id.isEmpty else { return .pending }
+            return .accepted(roomID: id)
+        case 404: return .failed(.codeExpired)
+        default: return .failed(serverError(r, action: "check the room"))
+        }
+    }
+
+    /// Whether a failed call is worth retrying with backoff (Inviso answers
+    /// 5xx "database is locked" under concurrency without changing anything).
+    public static func isTransient(_ r: HTTPResponse) -> Bool {
+        r.status >= 500 && r.status != 501
+    }
+
+    static func body(_ r: HTTPResponse) -> JSON? {
+        guard let json = try? JSON.parse(r.body), json.isObject else { return nil }
+        return json
+    }
+
+    static func errorCode(_ r: HTTPResponse) -> String? { body(r)?["error"]?.stringValue }
+
+    static func serverError(_ r: HTTPResponse, action: String) -> ClientError {
+        .server(status: r.status, code: errorCode(r), action: action)
+    }
+
+    private static func post(_ target: String, _ body: JSON, _ authority: String) -> HTTPRequest {
+        var headers = HTTPHeaders()
+        headers.add("Host", authority)
+        headers.add("Content-Type", "application/json")
+        return HTTPRequest(method: "POST", target: target, headers: headers, body: body.serializedBytes)
+    }
+}

@@ -1,0 +1,1 @@
+enum Version { static let string = "0.1.0" }

@@ -1,0 +1,35 @@
+# Shared set-up for Tools/test, Tools/demo and Tools/bench. Sourced, not run.
+
+# Debian packages the build and the tests need.
+CHATCLI_APT_PACKAGES=(
+  libssl-dev libsodium-dev libreadline-dev libsqlite3-dev pkg-config
+  openssl ca-certificates python3 python3-venv python3-pip
+  tmux iproute2 iptables coturn
+)
+# PyPI packages for the independent interop peers.
+CHATCLI_PIP_PACKAGES=(websockets)
+
+ensure_system_packages() {
+  local missing=()
+  for p in "${CHATCLI_APT_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
+  echo "==> installing system packages: ${missing[*]}"
+  local sudo=()
+  [ "$(id -u)" = 0 ] || sudo=(sudo)
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
+  # coturn's package starts a daemon on some systems; tests start their own.
+  if command -v systemctl >/dev/null 2>&1; then "${sudo[@]}" systemctl disable --now coturn >/dev/null 2>&1 || true; fi
+}
+
+ensure_python_venv() {
+  local venv=.build/venv
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import websockets' 2>/dev/null; then
+    echo "==> preparing Python venv in $venv (${CHATCLI_PIP_PACKAGES[*]})"
+    mkdir -p .build
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check "${CHATCLI_PIP_PACKAGES[@]}"
+  fi
+}
