@@ -2,6 +2,11 @@ import Wire
 
 /// A message a client sends to the signaling server over the WebSocket.
 ///
+/// The `Signaling` module holds what client and server share about the
+/// signaling WebSocket (PROTOCOL.md §2): `ClientMessage`, `ServerMessage`,
+/// the ICE candidate payload, the error codes, and the ids parsed at the
+/// edge (`JoinCode`, `RoomID`, `DeviceID`). It does no I/O.
+///
 /// Relayed messages keep every field the sender put in them (except `type`,
 /// and `from`/`roomId`, which the server sets), so peers can extend them.
 public enum ClientMessage: Equatable, Sendable {
