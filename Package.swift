@@ -22,7 +22,7 @@ let package = Package(
         .target(name: "Signaling", dependencies: ["Wire"]),
         .target(name: "Runtime", dependencies: ["Wire", "COpenSSL", "CShims"]),
         .target(name: "SignalingServer", dependencies: [
-            "Wire", "STUN", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL",
+            "Wire", "STUN", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL", "CShims",
         ]),
         .target(name: "ChatClient", dependencies: [
             "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSodium",

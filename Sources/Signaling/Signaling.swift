@@ -1,1 +1,0 @@
-// Signaling: placeholder until its first source file lands.

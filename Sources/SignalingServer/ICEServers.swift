@@ -1,0 +1,108 @@
+import COpenSSL
+import HTTP1
+import Wire
+
+/// The answer of `GET /api/ice-servers`: our STUN responder, addressed by the
+/// host the client used, and TURN with time-limited REST API credentials
+/// (draft-uberti-behave-turn-rest: `username = "<expiry>:<id>"`,
+/// `credential = base64(HMAC-SHA1(secret, username))`) when configured.
+public struct ICEServerConfiguration: Sendable {
+    public var stunPort: Int
+    /// Each URL is served exactly as given.
+    public var turnURLs: [String]
+    /// The shared secret with the TURN server; no TURN entry without it.
+    public var turnSecret: [UInt8]?
+    public var credentialLifetimeSeconds: Int64
+    /// Used when the request has no usable `Host` header.
+    public var fallbackHost: String
+
+    public init(stunPort: Int = 3478, turnURLs: [String] = [], turnSecret: [UInt8]? = nil, credentialLifetimeSeconds: Int64 = 86_400, fallbackHost: String = "localhost") {
+        self.stunPort = stunPort
+        self.turnURLs = turnURLs
+        self.turnSecret = turnSecret
+        self.credentialLifetimeSeconds = credentialLifetimeSeconds
+        self.fallbackHost = fallbackHost
+    }
+
+    func body<G: RandomNumberGenerator>(hostHeader: String?, now: UnixTime, random: inout G) -> JSON {
+        let host = ICEServerConfiguration.host(fromHostHeader: hostHeader) ?? fallbackHost
+        var servers: [JSON] = [["urls": [.string("stun:\(host):\(stunPort)")]]]
+        if !turnURLs.isEmpty, let secret = turnSecret {
+            let expiry = now.seconds + credentialLifetimeSeconds
+            var id: [UInt8] = []
+            for _ in 0..<8 { id.append(UInt8.random(in: 0...255, using: &random)) }
+            let username = "\(expiry):\(Hex.encode(id))"
+            if let mac = ICEServerConfiguration.hmacSHA1(key: secret, message: Array(username.utf8)) {
+                servers.append([
+                    "urls": .array(turnURLs.map(JSON.string)),
+                    "username": .string(username),
+                    "credential": .string(Base64.encode(mac)),
+                ])
+            }
+        }
+        return ["iceServers": .array(servers)]
+    }
+
+    /// The host part of a `Host` header: `example.com:8080` → `example.com`,
+    /// `[::1]:8080` → `[::1]` (brackets kept, as a URL needs them), a bare
+    /// IPv6 address gets brackets. Nil for anything that could smuggle
+    /// characters into the URL.
+    static func host(fromHostHeader header: String?) -> String? {
+        guard let header = header.map({ String($0.trimmingSpacesAndTabs()) }), !header.isEmpty else { return nil }
+        if header.hasPrefix("[") {
+            guard let close = header.firstIndex(of: "]") else { return nil }
+            let inner = header[header.index(after: header.startIndex)..<close]
+            guard !inner.isEmpty, inner.utf8.allSatisfy(isIPv6Character) else { return nil }
+            return "[\(inner)]"
+        }
+        let colons = header.utf8.filter { $0 == UInt8(ascii: ":") }.count
+        if colons > 1 {
+            guard header.utf8.allSatisfy(isIPv6Character) else { return nil }
+            return "[\(header)]"
+        }
+        let name = colons == 1 ? String(header.prefix { $0 != ":" }) : header
+        guard !name.isEmpty, name.utf8.allSatisfy(isHostnameCharacter) else { return nil }
+        return name
+    }
+
+    private static func isIPv6Character(_ c: UInt8) -> Bool {
+        isHex(c) || c == UInt8(ascii: ":") || c == UInt8(ascii: ".") || c == UInt8(ascii: "%")
+    }
+
+    private static func isHex(_ c: UInt8) -> Bool {
+        (c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9")) || (c | 0x20 >= UInt8(ascii: "a") && c | 0x20 <= UInt8(ascii: "f"))
+    }
+
+    private static func isHostnameCharacter(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// HMAC-SHA1 (RFC 2104) through OpenSSL; nil only if OpenSSL fails.
+    static func hmacSHA1(key: [UInt8], message: [UInt8]) -> [UInt8]? {
+        guard !key.isEmpty else { return nil }
+        var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        let result = key.withUnsafeBufferPointer { k in
+            message.withUnsafeBufferPointer { m in
+                HMAC(EVP_sha1(), k.baseAddress, Int32(k.count), m.baseAddress, m.count, &out, &length)
+            }
+        }
+        guard result != nil, length == 20 else { return nil }
+        return Array(out.prefix(Int(length)))
+    }
+}
+
+extension String {
+    fileprivate func trimmingSpacesAndTabs() -> Substring {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" { s.removeFirst() }
+        while let l = s.last, l == " " || l == "\t" { s.removeLast() }
+        return s
+    }
+}

@@ -1,0 +1,179 @@
+import Signaling
+
+/// The rooms of the signaling server: a sans-IO state machine over a
+/// `RoomStore`.
+///
+/// Every operation takes `now`; randomness comes from the injected generator
+/// (a CSPRNG in production: `SystemRandomNumberGenerator` reads `getrandom`).
+/// State changes are written to the store first and applied to memory only
+/// when the write succeeded, so a failing disk never leaves memory ahead of it.
+///
+/// A room is live while `now < exp`; an expired room is treated as absent by
+/// every lookup even before `sweep` removes it. The sweep removes only
+/// expired rooms, so an accepted room is never lost before its `exp`.
+///
+/// Long polls (`check` with `wait`) park a token; when the room is accepted,
+/// deleted, purged or swept the token is queued with its answer, and the
+/// caller drains the queue with `pollWakeups()` after each call. Timing a
+/// parked poll out is the caller's job (`finishWaiter`).
+public final class RoomRegistry {
+    private let store: any RoomStore
+    private var random: any RandomNumberGenerator
+    public private(set) var rateLimiter: AcceptRateLimiter
+
+    private var rooms: [JoinCode: Room] = [:]
+    private var codeByRoomID: [RoomID: JoinCode] = [:]
+    var waiters = LongPollWaiters()
+
+    public init(store: any RoomStore, random: any RandomNumberGenerator, rateLimiter: AcceptRateLimiter = AcceptRateLimiter()) throws(RoomStoreError) {
+        self.store = store
+        self.random = random
+        self.rateLimiter = rateLimiter
+        for room in try store.loadRooms() { insert(room) }
+    }
+
+    public var roomCount: Int { rooms.count }
+
+    // MARK: - Create, accept, check
+
+    public enum CreateOutcome: Equatable, Sendable {
+        case created(expiry: UnixTime)
+        case joinCodeInUse
+    }
+
+    public func create(joinCode: JoinCode, client1: DeviceID, expiresInSeconds: Int64, now: UnixTime) throws(RoomStoreError) -> CreateOutcome {
+        if let existing = rooms[joinCode] {
+            if existing.isLive(at: now) { return .joinCodeInUse }
+            try remove([existing])
+        }
+        let room = Room(joinCode: joinCode, client1: client1, expiry: now.adding(seconds: expiresInSeconds))
+        try store.save(room)
+        insert(room)
+        return .created(expiry: room.expiry)
+    }
+
+    public enum AcceptOutcome: Equatable, Sendable {
+        case accepted(RoomID)
+        case notFound
+        case alreadyAccepted
+        case rateLimited(retryAfterSeconds: Int64)
+    }
+
+    /// Seconds an address must wait before its `accept` calls are answered,
+    /// or nil. Checked before anything else so a limited address learns nothing.
+    public func acceptRetryAfter(address: String, now: UnixTime) -> Int64? {
+        rateLimiter.retryAfter(address: address, now: now)
+    }
+
+    public func accept(joinCode: JoinCode, client2: DeviceID, address: String, now: UnixTime) throws(RoomStoreError) -> AcceptOutcome {
+        if let wait = rateLimiter.retryAfter(address: address, now: now) { return .rateLimited(retryAfterSeconds: wait) }
+        guard var room = rooms[joinCode], room.isLive(at: now) else {
+            rateLimiter.recordMiss(address: address, now: now)
+            return .notFound
+        }
+        guard room.state == .pending else { return .alreadyAccepted }
+        var roomID = RoomID.random(using: &random)
+        while codeByRoomID[roomID] != nil { roomID = RoomID.random(using: &random) }
+        room.client2 = client2
+        room.roomID = roomID
+        room.state = .accepted
+        try store.save(room)
+        insert(room)
+        waiters.wake(joinCode, with: .accepted(roomID))
+        return .accepted(roomID)
+    }
+
+    public enum CheckOutcome: Equatable, Sendable {
+        case pending
+        case accepted(RoomID)
+        case notFound
+        /// Parked: the answer comes later through `pollWakeups()` or `finishWaiter`.
+        case waiting(LongPollToken)
+    }
+
+    /// `404` unless the room lives and `client1` created it; with `wait`, a
+    /// pending room parks a long poll instead of answering `pending`.
+    public func check(joinCode: JoinCode, client1: DeviceID, now: UnixTime, wait: Bool = false) -> CheckOutcome {
+        guard let room = rooms[joinCode], room.isLive(at: now), room.client1 == client1 else { return .notFound }
+        if room.state == .accepted, let id = room.roomID { return .accepted(id) }
+        guard wait else { return .pending }
+        return .waiting(waiters.park(joinCode, client1: client1))
+    }
+
+    /// The answer for a parked poll whose deadline passed (the room's state
+    /// now), or nil if it was already answered or cancelled.
+    public func finishWaiter(_ token: LongPollToken, now: UnixTime) -> CheckOutcome? {
+        guard let (code, client1) = waiters.unpark(token) else { return nil }
+        return check(joinCode: code, client1: client1, now: now)
+    }
+
+    /// Forgets a parked poll whose connection closed.
+    public func cancelWaiter(_ token: LongPollToken) { _ = waiters.unpark(token) }
+
+    /// Parked polls answered since the last call, with their answers.
+    public func pollWakeups() -> [(LongPollToken, CheckOutcome)] { waiters.drain() }
+
+    // MARK: - Rooms by id, delete, purge, sweep
+
+    /// The live, accepted room with this id.
+    public func room(id: RoomID, now: UnixTime) -> Room? {
+        guard let code = codeByRoomID[id], let room = rooms[code], room.isLive(at: now) else { return nil }
+        return room
+    }
+
+    /// Whether members may join this room over the WebSocket.
+    public func isJoinable(_ id: RoomID, now: UnixTime) -> Bool { room(id: id, now: now)?.state == .accepted }
+
+    /// Deletes a live room; false if there is none with this id.
+    public func delete(id: RoomID, now: UnixTime) throws(RoomStoreError) -> Bool {
+        guard let room = room(id: id, now: now) else { return false }
+        try remove([room])
+        return true
+    }
+
+    public struct PurgeResult: Equatable, Sendable {
+        public var roomsDeleted: Int
+        public var pendingsDeleted: Int
+    }
+
+    /// Deletes every live room these devices created or accepted. A linear
+    /// scan: purges are rare, and an index per device would cost memory on
+    /// every room.
+    public func purge(deviceIDs: [DeviceID], now: UnixTime) throws(RoomStoreError) -> PurgeResult {
+        let ids = Set(deviceIDs)
+        let doomed = rooms.values.filter { room in
+            room.isLive(at: now) && (ids.contains(room.client1) || room.client2.map(ids.contains) == true)
+        }
+        try remove(doomed)
+        let accepted = doomed.filter { $0.state == .accepted }.count
+        return PurgeResult(roomsDeleted: accepted, pendingsDeleted: doomed.count - accepted)
+    }
+
+    /// Removes expired rooms (and forgets stale rate-limit entries); returns
+    /// how many rooms went. Call it periodically, e.g. every 60 s.
+    @discardableResult
+    public func sweep(now: UnixTime) throws(RoomStoreError) -> Int {
+        rateLimiter.sweep(now: now)
+        let expired = rooms.values.filter { !$0.isLive(at: now) }
+        try remove(expired)
+        return expired.count
+    }
+
+    // MARK: - Memory and store
+
+    private func insert(_ room: Room) {
+        rooms[room.joinCode] = room
+        if let id = room.roomID { codeByRoomID[id] = room.joinCode }
+    }
+
+    /// Deletes from the store, then from memory, answering parked polls with 404.
+    private func remove(_ doomed: [Room]) throws(RoomStoreError) {
+        guard !doomed.isEmpty else { return }
+        try store.delete(doomed.map(\.joinCode))
+        for room in doomed {
+            rooms[room.joinCode] = nil
+            if let id = room.roomID { codeByRoomID[id] = nil }
+            waiters.wake(room.joinCode, with: .notFound)
+        }
+    }
+}

@@ -1,1 +1,0 @@
-// SignalingServer: placeholder until its first source file lands.

@@ -1,0 +1,73 @@
+import Foundation
+import Signaling
+@testable import SignalingServer
+import Testing
+
+/// A fresh database path under the temporary directory, removed afterwards.
+private struct TempDatabase {
+    let path = NSTemporaryDirectory() + "chatcli-rooms-\(UUID().uuidString).sqlite"
+    func remove() {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}
+
+@Test func roomsAndTheirStateSurviveReopeningTheStore() throws {
+    let db = TempDatabase()
+    defer { db.remove() }
+    let now = UnixTime(seconds: 1_790_000_000)
+    var roomID: RoomID?
+    do {
+        let store = try SQLiteRoomStore(path: db.path)
+        let registry = try RoomRegistry(store: store, random: SeededRandom(seed: 1))
+        let a = try #require(JoinCode("111111")), b = try #require(JoinCode("222222")), c = try #require(JoinCode("333333"))
+        let alice = try #require(DeviceID("alice-device")), bob = try #require(DeviceID("bob-device"))
+        _ = try registry.create(joinCode: a, client1: alice, expiresInSeconds: 600, now: now)
+        _ = try registry.create(joinCode: b, client1: alice, expiresInSeconds: 600, now: now)
+        _ = try registry.create(joinCode: c, client1: bob, expiresInSeconds: 600, now: now)
+        if case .accepted(let id) = try registry.accept(joinCode: a, client2: bob, address: "x", now: now) { roomID = id }
+        _ = try registry.purge(deviceIDs: [bob], now: now)  // removes c (pending) and a (accepted)
+        _ = try registry.create(joinCode: a, client1: bob, expiresInSeconds: 900, now: now)
+        if case .accepted(let id) = try registry.accept(joinCode: a, client2: alice, address: "x", now: now) { roomID = id }
+    }
+    let reopened = try SQLiteRoomStore(path: db.path)
+    #expect(try reopened.journalMode() == "wal")
+    let registry = try RoomRegistry(store: reopened, random: SeededRandom(seed: 2))
+    #expect(registry.roomCount == 2)
+    let id = try #require(roomID)
+    let room = try #require(registry.room(id: id, now: now))
+    #expect(room.client1.rawValue == "bob-device")
+    #expect(room.client2?.rawValue == "alice-device")
+    #expect(room.state == .accepted)
+    #expect(room.expiry == now.adding(seconds: 900))
+    #expect(registry.check(joinCode: JoinCode("222222")!, client1: DeviceID("alice-device")!, now: now) == .pending)
+    #expect(try registry.create(joinCode: JoinCode("222222")!, client1: DeviceID("carol-device")!, expiresInSeconds: 60, now: now) == .joinCodeInUse)
+}
+
+@Test func storeWritesThroughEveryChange() throws {
+    let db = TempDatabase()
+    defer { db.remove() }
+    let store = try SQLiteRoomStore(path: db.path)
+    let room = Room(joinCode: JoinCode("123456")!, client1: DeviceID("alice-device")!, expiry: UnixTime(seconds: 100))
+    try store.save(room)
+    var accepted = room
+    accepted.client2 = DeviceID("bob-device")
+    accepted.roomID = RoomID(String(repeating: "ab", count: 24))
+    accepted.state = .accepted
+    try store.save(accepted)
+    #expect(try store.loadRooms() == [accepted])
+    try store.delete([room.joinCode, JoinCode("000000")!])
+    #expect(try store.loadRooms().isEmpty)
+}
+
+@Test func schemaVersionIsRecorded() throws {
+    let db = TempDatabase()
+    defer { db.remove() }
+    _ = try SQLiteRoomStore(path: db.path)
+    // Opening again must not try to migrate a current schema.
+    let again = try SQLiteRoomStore(path: db.path)
+    #expect(try again.loadRooms().isEmpty)
+}
+
+@Test func unopenableDatabaseIsAStoreError() {
+    #expect(throws: RoomStoreError.self) { try SQLiteRoomStore(path: "/nonexistent-dir/x/rooms.sqlite") }
+}
