@@ -33,3 +33,35 @@ ensure_python_venv() {
     "$venv/bin/pip" install -q --disable-pip-version-check "${CHATCLI_PIP_PACKAGES[@]}"
   fi
 }
+
+# free_port tcp|udp|udp2: a free port on 127.0.0.1 (udp2: it and the next are free).
+free_port() {
+  python3 - "$1" <<'PY'
+import socket, sys
+kind = sys.argv[1]
+while True:
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM if kind.startswith("udp") else socket.SOCK_STREAM)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    if kind == "udp2":
+        t = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        try:
+            t.bind(("127.0.0.1", port + 1))
+        except OSError:
+            s.close(); continue
+        t.close()
+    s.close()
+    print(port)
+    break
+PY
+}
+
+# wait_for_http URL: until it answers (10 s at most).
+wait_for_http() {
+  for _ in $(seq 100); do
+    python3 -c "import urllib.request,sys; urllib.request.urlopen(sys.argv[1], timeout=1)" "$1" 2>/dev/null && return 0
+    sleep 0.1
+  done
+  echo "no answer from $1" >&2
+  return 1
+}

@@ -1,0 +1,258 @@
+import Runtime
+import Signaling
+
+/// Orchestrates one chat session, as Inviso's ChatManager does: REST pairing
+/// by code (create or join), then the signaling room, and the way out
+/// (the user's leave, the peer leaving, Ctrl-C, or a failure), reporting each
+/// step as a `ChatEvent`. The session ends by calling `onFinish` with the
+/// process exit status.
+public final class ChatManager {
+    public enum Mode: Equatable, Sendable {
+        case create(expiresIn: Int)
+        case join(code: String)
+    }
+
+    enum State {
+        case pairing
+        case waitingForPeer(code: String)
+        case joiningRoom(roomID: String)
+        case inRoom(roomID: String, ready: Bool)
+        case leaving
+        case finished
+    }
+
+    let loop: EventLoop
+    let http: HTTPClient
+    let signaling: SignalingClient
+    let printer: EventPrinter
+    let mode: Mode
+    var rng = SystemRandomNumberGenerator()
+    var state: State = .pairing
+    let deviceID: String
+    var inputEnded = false
+    var retries = Backoff(base: .milliseconds(250), cap: .seconds(5))
+    var transientFailures = 0
+    var roomFullSince: Instant?
+    public var onFinish: ((Int32) -> Void)?
+
+    public init(loop: EventLoop, connector: Connector, printer: EventPrinter, mode: Mode) {
+        self.loop = loop
+        self.http = HTTPClient(connector: connector)
+        self.signaling = SignalingClient(connector: connector)
+        self.printer = printer
+        self.mode = mode
+        self.deviceID = Identifiers.deviceID(using: &rng)
+        signaling.onEvent = { [weak self] event in self?.handle(event) }
+    }
+
+    public func start() {
+        switch mode {
+        case .create(let expiresIn): createRoom(expiresIn: expiresIn, attemptsLeft: 20)
+        case .join(let code): acceptCode(code)
+        }
+    }
+
+    /// End of the user's input: leave once the room is reached (there is
+    /// nothing to flush yet), so a script can pair and exit.
+    public func endOfInput() {
+        inputEnded = true
+        if case .inRoom(_, true) = state { leave(status: 0) }
+    }
+
+    /// Ctrl-C or SIGTERM: leave the room if in one, then exit 130.
+    public func interrupt() {
+        switch state {
+        case .finished: return
+        case .leaving: finish(130)
+        default:
+            printer.emit(.progress("Interrupted; leaving."))
+            leave(status: 130)
+        }
+    }
+
+    // MARK: REST pairing
+
+    private func createRoom(expiresIn: Int, attemptsLeft: Int) {
+        let code = Identifiers.joinCode(using: &rng)
+        let request = RoomAPI.createRequest(code: code, deviceID: deviceID, expiresIn: expiresIn, authority: http.authority)
+        http.send(request) { [weak self] result in
+            guard let self, case .pairing = self.state else { return }
+            switch result {
+            case .failure(let error): self.fail(error)
+            case .success(let response):
+                if RoomAPI.isTransient(response), self.retryTransient({ self.createRoom(expiresIn: expiresIn, attemptsLeft: attemptsLeft) }) {
+                    return
+                }
+                switch RoomAPI.interpretCreate(response) {
+                case .created(let expires):
+                    self.printer.emit(.code(code, expires: expires))
+                    self.printer.emit(.waiting)
+                    self.state = .waitingForPeer(code: code)
+                    self.check(code: code, longPoll: true)
+                case .codeInUse where attemptsLeft > 1:
+                    self.createRoom(expiresIn: expiresIn, attemptsLeft: attemptsLeft - 1)
+                case .codeInUse:
+                    self.fail(.server(status: 409, code: "joinid_in_use", action: "find a free code"))
+                case .failed(let error):
+                    self.fail(error)
+                }
+            }
+        }
+    }
+
+    /// Waits for acceptance: long polls where the server supports `?wait`,
+    /// otherwise (an immediate 204, as Inviso answers) polls every 2 s.
+    private func check(code: String, longPoll: Bool) {
+        let wait = longPoll ? 25 : nil
+        let started = loop.now
+        let request = RoomAPI.checkRequest(code: code, deviceID: deviceID, wait: wait, authority: http.authority)
+        http.send(request, timeout: .seconds(40)) { [weak self] result in
+            guard let self, case .waitingForPeer = self.state else { return }
+            switch result {
+            case .failure(let error): self.fail(error)
+            case .success(let response):
+                if RoomAPI.isTransient(response), self.retryTransient({ self.check(code: code, longPoll: longPoll) }) {
+                    return
+                }
+                self.transientFailures = 0
+                switch RoomAPI.interpretCheck(response) {
+                case .accepted(let roomID):
+                    self.joinRoom(roomID)
+                case .pending:
+                    let answeredAtOnce = self.loop.now - started < .seconds(1)
+                    if longPoll && !answeredAtOnce {
+                        self.check(code: code, longPoll: true)
+                    } else {
+                        self.loop.schedule(after: .seconds(2)) { [weak self] in self?.check(code: code, longPoll: longPoll && !answeredAtOnce) }
+                    }
+                case .failed(let error):
+                    self.fail(error)
+                }
+            }
+        }
+    }
+
+    private func acceptCode(_ code: String) {
+        let request = RoomAPI.acceptRequest(code: code, deviceID: deviceID, authority: http.authority)
+        http.send(request) { [weak self] result in
+            guard let self, case .pairing = self.state else { return }
+            switch result {
+            case .failure(let error): self.fail(error)
+            case .success(let response):
+                // Never repeat an accept (Inviso overwrites the pairing on a second one).
+                switch RoomAPI.interpretAccept(response) {
+                case .accepted(let roomID): self.joinRoom(roomID)
+                case .failed(let error): self.fail(error)
+                }
+            }
+        }
+    }
+
+    /// Retries a 5xx a few times with backoff; false once it should give up.
+    private func retryTransient(_ again: @escaping () -> Void) -> Bool {
+        transientFailures += 1
+        guard transientFailures <= 5 else { return false }
+        loop.schedule(after: retries.next(using: &rng), again)
+        return true
+    }
+
+    // MARK: Signaling room
+
+    private func joinRoom(_ roomID: String) {
+        http.close()
+        state = .joiningRoom(roomID: roomID)
+        signaling.start()
+    }
+
+    private func handle(_ event: SignalingEvent) {
+        switch event {
+        case .open:
+            switch state {
+            case .joiningRoom(let roomID), .inRoom(let roomID, _):
+                signaling.send(.joinRoom(roomId: roomID))
+            default: break
+            }
+        case .lost(let error, let retryIn):
+            if case .inRoom(let roomID, _) = state { state = .joiningRoom(roomID: roomID) }
+            printer.emit(.progress("Lost the server (\(error.message)); reconnecting in \(retryIn.milliseconds) ms."))
+        case .failed(let error):
+            fail(error)
+        case .message(let message):
+            handle(message)
+        }
+    }
+
+    private func handle(_ message: ServerMessage) {
+        switch message {
+        case .roomJoined(let roomID, _, _, let ready):
+            roomFullSince = nil
+            state = .inRoom(roomID: roomID, ready: ready)
+        case .roomReady(let roomID, _, _):
+            let wasReady: Bool
+            if case .inRoom(_, let r) = state { wasReady = r } else { wasReady = false }
+            state = .inRoom(roomID: roomID, ready: true)
+            if !wasReady { printer.emit(.peerJoined) }
+            if inputEnded { leave(status: 0) }
+        case .roomFull:
+            // Inviso keeps a dead socket's seat for a while: retry with backoff.
+            let now = loop.now
+            if roomFullSince == nil { roomFullSince = now }
+            if let since = roomFullSince, now - since > .seconds(60) {
+                fail(.roomFull)
+                return
+            }
+            guard let roomID = currentRoomID else { return }
+            loop.schedule(after: retries.next(using: &rng)) { [weak self] in self?.signaling.send(.joinRoom(roomId: roomID)) }
+        case .peerLeft:
+            printer.emit(.peerLeft)
+            leave(status: 0)
+        case .peerDisconnected:
+            if case .inRoom(let roomID, _) = state { state = .inRoom(roomID: roomID, ready: false) }
+            printer.emit(.progress("Your peer lost its connection; waiting for them to come back."))
+        case .error(let code):
+            if code == .roomNotFound {
+                fail(.roomNotFound)
+            } else {
+                printer.emit(.progress("The server reported: \(code.rawValue)"))
+            }
+        default:
+            break
+        }
+    }
+
+    private var currentRoomID: String? {
+        switch state {
+        case .joiningRoom(let id), .inRoom(let id, _): return id
+        default: return nil
+        }
+    }
+
+    // MARK: Endings
+
+    private func leave(status: Int32) {
+        switch state {
+        case .finished, .leaving: return
+        case .joiningRoom, .inRoom:
+            state = .leaving
+            signaling.leave { [weak self] in self?.finish(status) }
+        default:
+            finish(status)
+        }
+    }
+
+    private func fail(_ error: ClientError) {
+        if case .finished = state { return }
+        printer.emit(.error(error))
+        signaling.stop()
+        finish(1)
+    }
+
+    private func finish(_ status: Int32) {
+        if case .finished = state { return }
+        state = .finished
+        http.close()
+        signaling.stop()
+        printer.emit(.closed)
+        onFinish?(status)
+    }
+}

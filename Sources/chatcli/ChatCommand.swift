@@ -1,0 +1,91 @@
+import ChatClient
+import Glibc
+import Runtime
+
+/// `chatcli create` and `chatcli join CODE`: validate the input, then run a
+/// ChatManager on the event loop until the session ends.
+enum ChatCommand {
+    static func run(_ args: ParsedArguments, join: Bool) -> Int32 {
+        let printer = EventPrinter(jsonMode: args.has("json"))
+        func usage(_ message: String) -> Int32 {
+            Output.write("chatcli: \(message)\n", to: 2)
+            return 2
+        }
+
+        let serverText = args.value("server") ?? environment("CHATCLI_SERVER") ?? Commands.defaultServer
+        guard let server = ServerURL(serverText) else {
+            return usage("'\(serverText)' is not a server URL: use http://HOST:PORT or https://HOST")
+        }
+        let mode: ChatManager.Mode
+        if join {
+            let raw = args.positionals[0]
+            guard let code = JoinCodeInput.normalize(raw) else {
+                printer.emitIfJSON(.error(.invalidCode(raw)))
+                return usage(ClientError.invalidCode(raw).message)
+            }
+            mode = .join(code: code)
+        } else {
+            let text = args.value("expires") ?? "3600"
+            guard let seconds = Int(text), (60...86400).contains(seconds) else {
+                return usage("--expires takes a number of seconds from 60 to 86400, not '\(text)'")
+            }
+            mode = .create(expiresIn: seconds)
+        }
+        if !args.has("json") {
+            Output.write("Note: this session is not saved (chatcli keeps no session store yet).\n", to: 2)
+        }
+
+        let loop: EventLoop
+        let connector: Connector
+        do {
+            loop = try EventLoop()
+            connector = try Connector(loop: loop, server: server, caFile: args.value("ca-file"))
+        } catch let error as ClientError {
+            printer.emit(.error(error))
+            return 1
+        } catch {
+            Output.write("chatcli: cannot start: \(error)\n", to: 2)
+            return 1
+        }
+
+        var status: Int32 = 1
+        let manager = ChatManager(loop: loop, connector: connector, printer: printer, mode: mode)
+        manager.onFinish = { code in
+            status = code
+            loop.stop()
+        }
+        do {
+            try loop.onSignal([SIGINT, SIGTERM]) { _ in manager.interrupt() }
+            let input = StandardInput(loop: loop)
+            input.start { manager.endOfInput() }
+            manager.start()
+            loop.run()
+            input.stop()
+        } catch {
+            Output.write("chatcli: cannot start: \(error)\n", to: 2)
+            return 1
+        }
+        return status
+    }
+
+    static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        let s = String(cString: value)
+        return s.isEmpty ? nil : s
+    }
+}
+
+/// Accepts the ways people write a code ("123456", "123 456", "123-456").
+enum JoinCodeInput {
+    static func normalize(_ text: String) -> String? {
+        let digits = text.filter { $0 != " " && $0 != "-" }
+        guard digits.utf8.count == 6, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        return digits
+    }
+}
+
+extension EventPrinter {
+    func emitIfJSON(_ event: ChatEvent) {
+        if jsonMode { emit(event) }
+    }
+}
