@@ -33,7 +33,7 @@ enum Digest {
         let ok = keyBytes.withUnsafeBytes { keyBuffer in
             data.withUnsafeBufferPointer { dataBuffer in
                 out.withUnsafeMutableBufferPointer { outBuffer in
-                    HMAC(algorithm.evp, keyBuffer.baseAddress, Int32(key.count),
+                    HMAC(algorithm.evp, keyBuffer.baseAddress, Int32(clamping: key.count),
                          dataBuffer.baseAddress, dataBuffer.count, outBuffer.baseAddress, &outLength) != nil
                 }
             }

@@ -29,6 +29,18 @@ public struct STUNMessage: Hashable, Sendable {
         STUNFrame.header(bytes) != nil
     }
 
+    /// The total size of the message whose first bytes are `prefix`, for
+    /// framing STUN over a byte stream (TCP/TLS, RFC 8489 §6.2.2); `nil` if
+    /// fewer than 8 bytes are available or they cannot start a STUN message.
+    public static func frameLength(of prefix: ArraySlice<UInt8>) -> Int? {
+        var reader = ByteReader(Array(prefix.prefix(8)))
+        guard let rawType = reader.readU16(), STUNMessageType(rawValue: rawType) != nil,
+              let length = reader.readU16(), length % 4 == 0,
+              reader.readU32() == stunMagicCookie
+        else { return nil }
+        return stunHeaderLength + Int(length)
+    }
+
     /// Decodes a whole datagram. Attributes that RFC 8489 says to ignore
     /// (after MESSAGE-INTEGRITY or FINGERPRINT) are dropped; attributes
     /// without a typed case are kept as `.other`. Integrity and fingerprint

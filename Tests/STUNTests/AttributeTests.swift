@@ -137,4 +137,13 @@ struct AttributeTests {
         #expect(STUNTransactionID(bytes: id.bytes) == id)
         #expect(STUNTransactionID(bytes: [1, 2]) == nil)
     }
+
+    @Test func streamFramingReadsTheLengthFromTheHeader() {
+        #expect(STUNMessage.frameLength(of: RFC5769.request[0..<8]) == 108)
+        #expect(STUNMessage.frameLength(of: (RFC5769.ipv4Response + [1, 2, 3])[...]) == 80)
+        #expect(STUNMessage.frameLength(of: RFC5769.request[0..<7]) == nil)
+        #expect(STUNMessage.frameLength(of: [0x17, 0xfe, 0xfd, 0, 0, 0, 0, 0][...]) == nil)
+        #expect(STUNMessage.isSTUN(RFC5769.request))
+        #expect(!STUNMessage.isSTUN(Array(RFC5769.request.dropLast())))
+    }
 }

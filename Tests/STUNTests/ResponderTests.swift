@@ -113,11 +113,11 @@ struct ResponderTests {
         var client = STUNClient()
         var rng = SeededGenerator(seed: 3)
         client.startBinding(to: local, now: .zero, using: &rng)
-        let result20 = client.pollTransmit()
-        let transmit = try #require(result20)
+        let sent = client.pollTransmit()
+        let transmit = try #require(sent)
         let answer = try #require(responder.respond(to: transmit.bytes, from: clientV6, receivedOn: local))
-        let result21 = client.handleInput(answer, from: local, now: .milliseconds(20))
-        #expect(result21)
+        let consumed = client.handleInput(answer, from: local, now: .milliseconds(20))
+        #expect(consumed)
         guard case .response(let response) = client.pollEvent() else {
             Issue.record("no response")
             return

@@ -48,27 +48,27 @@ struct TransactionTests {
 
     @Test func earlyTimeoutCallsDoNothing() {
         var transaction = STUNTransaction(id: id, request: [9], now: .zero)
-        let result1 = transaction.pollTransmit()
-        #expect(result1 == [9])
-        let result2 = transaction.pollTransmit()
-        #expect(result2 == nil)
+        let firstSend = transaction.pollTransmit()
+        #expect(firstSend == [9])
+        let repeatSend = transaction.pollTransmit()
+        #expect(repeatSend == nil)
         transaction.handleTimeout(now: ms(499))
-        let result3 = transaction.pollTransmit()
-        #expect(result3 == nil)
+        let earlySend = transaction.pollTransmit()
+        #expect(earlySend == nil)
         #expect(transaction.pollTimeout() == ms(500))
     }
 
     @Test func responseWithMatchingIDCompletes() {
         var transaction = STUNTransaction(id: id, request: [9], now: .zero)
         let other = STUNMessage(type: .bindingSuccess, transactionID: STUNTransactionID(high: 9, low: 9))
-        let result4 = transaction.handleResponse(other)
-        #expect(!result4)
+        let matchedOther = transaction.handleResponse(other)
+        #expect(!matchedOther)
         let request = STUNMessage(type: .bindingRequest, transactionID: id)
-        let result5 = transaction.handleResponse(request)
-        #expect(!result5)
+        let matchedRequest = transaction.handleResponse(request)
+        #expect(!matchedRequest)
         let response = STUNMessage(type: .bindingSuccess, transactionID: id, attributes: [.xorMappedAddress(server)])
-        let result6 = transaction.handleResponse(response)
-        #expect(result6)
+        let matchedResponse = transaction.handleResponse(response)
+        #expect(matchedResponse)
         #expect(transaction.state == .completed(response))
         #expect(transaction.pollTimeout() == nil)
     }
@@ -77,28 +77,28 @@ struct TransactionTests {
         var client = STUNClient()
         var rng = SeededGenerator(seed: 7)
         let id = client.startBinding(to: server, now: .zero, using: &rng)
-        let result7 = client.pollTransmit()
-        let first = try #require(result7)
+        let firstTransmit = client.pollTransmit()
+        let first = try #require(firstTransmit)
         #expect(first.destination == server)
-        let result8 = client.pollTransmit()
-        #expect(result8 == nil)
+        let duplicateTransmit = client.pollTransmit()
+        #expect(duplicateTransmit == nil)
         let sent = try STUNMessage.decode(first.bytes)
         #expect(sent.transactionID == id && sent.type == .bindingRequest)
         #expect(STUNMessage.verifyFingerprint(of: first.bytes) == .valid)
 
         #expect(client.pollTimeout() == ms(500))
         client.handleTimeout(now: ms(500))
-        let result9 = client.pollTransmit()
-        #expect(result9?.bytes == first.bytes)
+        let retransmit = client.pollTransmit()
+        #expect(retransmit?.bytes == first.bytes)
 
         let mapped = STUNAddress(ipv4: 198, 51, 100, 4, port: 40000)
         let stray = STUNMessage(type: .bindingSuccess, transactionID: STUNTransactionID(high: 0, low: 0),
                                 attributes: [.xorMappedAddress(mapped)]).encoded()
-        let result10 = client.handleInput(stray, from: server, now: ms(600))
-        #expect(!result10)
+        let strayConsumed = client.handleInput(stray, from: server, now: ms(600))
+        #expect(!strayConsumed)
         let response = STUNMessage(type: .bindingSuccess, transactionID: id, attributes: [.xorMappedAddress(mapped)])
-        let result11 = client.handleInput(response.encoded(fingerprint: true), from: server, now: ms(700))
-        #expect(result11)
+        let responseConsumed = client.handleInput(response.encoded(fingerprint: true), from: server, now: ms(700))
+        #expect(responseConsumed)
         guard case .response(let received) = client.pollEvent() else {
             Issue.record("expected a response event")
             return
@@ -120,8 +120,8 @@ struct TransactionTests {
         }
         while client.pollTransmit() != nil { sends += 1 }
         #expect(sends == 7)
-        let result12 = client.pollEvent()
-        #expect(result12 == .timeout(id))
+        let event = client.pollEvent()
+        #expect(event == .timeout(id))
     }
 
     @Test func clientDropsResponsesWithBadIntegrity() throws {
@@ -129,20 +129,20 @@ struct TransactionTests {
         var rng = SeededGenerator(seed: 9)
         let key = STUNKey.shortTerm(password: "pw")
         let id = client.startBinding(to: server, now: .zero, using: &rng, integrity: key)
-        let result13 = client.pollTransmit()
-        let transmit = try #require(result13)
+        let signedTransmit = client.pollTransmit()
+        let transmit = try #require(signedTransmit)
         #expect(STUNMessage.verifyIntegrity(of: transmit.bytes, key: key) == .valid)
         let response = STUNMessage(type: .bindingSuccess, transactionID: id, attributes: [.xorMappedAddress(server)])
-        let result14 = client.handleInput(response.encoded(integrity: .shortTerm(password: "bad")), from: server, now: ms(1))
-        #expect(result14)
-        let result15 = client.handleInput(response.encoded(), from: server, now: ms(2))
-        #expect(result15)
-        let result16 = client.pollEvent()
-        #expect(result16 == nil)
-        let result17 = client.handleInput(response.encoded(integrity: key, fingerprint: true), from: server, now: ms(3))
-        #expect(result17)
-        let result18 = client.pollEvent()
-        #expect(result18 != nil)
+        let forgedConsumed = client.handleInput(response.encoded(integrity: .shortTerm(password: "bad")), from: server, now: ms(1))
+        #expect(forgedConsumed)
+        let unsignedConsumed = client.handleInput(response.encoded(), from: server, now: ms(2))
+        #expect(unsignedConsumed)
+        let eventAfterForgeries = client.pollEvent()
+        #expect(eventAfterForgeries == nil)
+        let genuineConsumed = client.handleInput(response.encoded(integrity: key, fingerprint: true), from: server, now: ms(3))
+        #expect(genuineConsumed)
+        let genuineEvent = client.pollEvent()
+        #expect(genuineEvent != nil)
     }
 
     @Test func cancelledTransactionIsForgotten() {
@@ -150,8 +150,8 @@ struct TransactionTests {
         var rng = SeededGenerator(seed: 10)
         let id = client.startBinding(to: server, now: .zero, using: &rng)
         client.cancel(id)
-        let result19 = client.pollTransmit()
-        #expect(result19 == nil)
+        let transmitAfterCancel = client.pollTransmit()
+        #expect(transmitAfterCancel == nil)
         #expect(client.pollTimeout() == nil)
     }
 }
