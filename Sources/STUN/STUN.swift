@@ -1,1 +1,0 @@
-// STUN: placeholder until its first source file lands.
