@@ -33,6 +33,7 @@ public final class ChatManager {
     var retries = Backoff(base: .milliseconds(250), cap: .seconds(5))
     var transientFailures = 0
     var roomFullSince: Instant?
+    var outageSince: Instant?
     public var onFinish: ((Int32) -> Void)?
 
     public init(loop: EventLoop, connector: Connector, printer: EventPrinter, mode: Mode) {
@@ -109,8 +110,12 @@ public final class ChatManager {
         http.send(request, timeout: .seconds(40)) { [weak self] result in
             guard let self, case .waitingForPeer = self.state else { return }
             switch result {
-            case .failure(let error): self.fail(error)
+            case .failure(let error):
+                // A restarting server keeps its rooms: ride out the outage.
+                if !self.retryOutage(error, { self.check(code: code, longPoll: longPoll) }) { self.fail(error) }
             case .success(let response):
+                self.outageSince = nil
+                self.retries.reset()
                 if RoomAPI.isTransient(response), self.retryTransient({ self.check(code: code, longPoll: longPoll) }) {
                     return
                 }
@@ -146,6 +151,23 @@ public final class ChatManager {
                 }
             }
         }
+    }
+
+    /// Retries while the server is unreachable, for up to two minutes;
+    /// false once it should give up.
+    private func retryOutage(_ error: ClientError, _ again: @escaping () -> Void) -> Bool {
+        switch error {
+        case .unreachable, .connectionLost, .timeout: break
+        default: return false
+        }
+        let now = loop.now
+        if outageSince == nil {
+            outageSince = now
+            printer.emit(.progress("Lost the server (\(error.message)); retrying."))
+        }
+        guard let since = outageSince, now - since < .seconds(120) else { return false }
+        loop.schedule(after: retries.next(using: &rng), again)
+        return true
     }
 
     /// Retries a 5xx a few times with backoff; false once it should give up.

@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+
+/// A child process of the real `chatcli` binary (or any program) with its
+/// output collected line by line, so tests wait on events with deadlines
+/// instead of sleeping.
+final class ChildProcess: @unchecked Sendable {
+    // @unchecked: all mutable state is guarded by `lock`; pipe handlers run on
+    // Foundation's reader threads.
+    private let process = Process()
+    private let stdinPipe = Pipe()
+    private let lock = NSCondition()
+    private var stdoutLines: [String] = []
+    private var stderrLines: [String] = []
+    private var partial: [Int: Data] = [:]
+    let name: String
+
+    init(_ executable: String, _ arguments: [String], name: String, environment: [String: String] = [:]) throws {
+        self.name = name
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardInput = stdinPipe
+        process.standardOutput = out
+        process.standardError = err
+        out.fileHandleForReading.readabilityHandler = { [weak self] h in self?.collect(h.availableData, stream: 1) }
+        err.fileHandleForReading.readabilityHandler = { [weak self] h in self?.collect(h.availableData, stream: 2) }
+        try process.run()
+    }
+
+    static func chatcli(_ arguments: [String], name: String, environment: [String: String] = [:]) throws -> ChildProcess {
+        try ChildProcess(Harness.chatcliPath, arguments, name: name, environment: environment)
+    }
+
+    private func collect(_ data: Data, stream: Int) {
+        lock.lock()
+        defer { lock.broadcast(); lock.unlock() }
+        var buffer = (partial[stream] ?? Data()) + data
+        if data.isEmpty, !buffer.isEmpty { buffer.append(0x0A) }   // EOF: flush the last line
+        while let nl = buffer.firstIndex(of: 0x0A) {
+            let line = String(decoding: buffer[buffer.startIndex..<nl], as: UTF8.self)
+            if stream == 1 { stdoutLines.append(line) } else { stderrLines.append(line) }
+            buffer = Data(buffer[(nl + 1)...])
+        }
+        partial[stream] = buffer
+    }
+
+    var stdout: [String] { lock.lock(); defer { lock.unlock() }; return stdoutLines }
+    var stderr: [String] { lock.lock(); defer { lock.unlock() }; return stderrLines }
+
+    /// Waits until a stdout (or stderr) line satisfies `match`; returns it, or
+    /// nil at the deadline.
+    func waitForLine(stderr useStderr: Bool = false, timeout: TimeInterval = 10, _ match: (String) -> Bool) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        lock.lock()
+        defer { lock.unlock() }
+        var seen = 0
+        while true {
+            let lines = useStderr ? stderrLines : stdoutLines
+            if let hit = lines[seen...].first(where: match) { return hit }
+            seen = lines.count
+            if !lock.wait(until: deadline) { return nil }
+        }
+    }
+
+    /// Waits for a `--json` event line with this `event` name; returns its object.
+    func waitForEvent(_ event: String, timeout: TimeInterval = 10) -> [String: Any]? {
+        var found: [String: Any]?
+        _ = waitForLine(timeout: timeout) { line in
+            guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  obj["event"] as? String == event else { return false }
+            found = obj
+            return true
+        }
+        return found
+    }
+
+    func write(_ text: String) { stdinPipe.fileHandleForWriting.write(Data(text.utf8)) }
+    func closeInput() { try? stdinPipe.fileHandleForWriting.close() }
+    func signal(_ sig: Int32) { kill(process.processIdentifier, sig) }
+    var pid: Int32 { process.processIdentifier }
+
+    /// Waits for exit; kills the process and returns nil at the deadline.
+    func waitForExit(timeout: TimeInterval = 15) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            return nil
+        }
+        process.waitUntilExit()
+        usleep(50_000)   // let the pipe handlers drain the last lines
+        return process.terminationStatus
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    var transcript: String {
+        "--- \(name) stdout\n" + stdout.joined(separator: "\n") + "\n--- \(name) stderr\n" + stderr.joined(separator: "\n")
+    }
+
+    deinit { stop() }
+}
