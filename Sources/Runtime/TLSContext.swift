@@ -58,7 +58,11 @@ public final class TLSContext {
             throw .tls("not a valid PEM certificate (\(openSSLReason()))", "certificate file \(certFile)")
         }
         guard SSL_CTX_use_PrivateKey_file(ctx, keyFile, SSL_FILETYPE_PEM) == 1 else {
-            throw .tls("not a valid PEM private key (\(openSSLReason()))", "private key file \(keyFile)")
+            let reason = openSSLReason()
+            if reason == "key values mismatch" {
+                throw .tls("the private key does not match the certificate", "private key file \(keyFile)")
+            }
+            throw .tls("not a valid PEM private key (\(reason))", "private key file \(keyFile)")
         }
         guard SSL_CTX_check_private_key(ctx) == 1 else {
             throw .tls("the private key does not match the certificate", "private key file \(keyFile)")

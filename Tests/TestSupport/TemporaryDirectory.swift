@@ -5,7 +5,9 @@ public struct TemporaryDirectory: Sendable {
     public let path: String
 
     public init(prefix: String = "chatcli-test") throws {
-        var template = Array((NSTemporaryDirectory() + "/\(prefix)-XXXXXX").utf8CString)
+        var base = NSTemporaryDirectory()
+        while base.hasSuffix("/") { base.removeLast() }
+        var template = Array((base + "/\(prefix)-XXXXXX").utf8CString)
         let created = template.withUnsafeMutableBufferPointer { buffer in
             buffer.baseAddress.flatMap { mkdtemp($0) }
         }
