@@ -91,7 +91,8 @@ public final class TCPConnection: ByteStream, EventHandler {
             return
         }
         if state == .open && events & (Epoll.in | Epoll.rdhup | Epoll.hup) != 0 {
-            readAvailable()
+            // After a hangup there is no next turn to finish reading on.
+            readAvailable(maxReads: events & Epoll.hup != 0 ? Int.max : 4)
         }
         if state != .closed && events & Epoll.out != 0 {
             flush()
@@ -102,11 +103,13 @@ public final class TCPConnection: ByteStream, EventHandler {
         }
     }
 
-    private func readAvailable() {
+    private func readAvailable(maxReads: Int) {
         let buffer = loop.readBuffer
         // A few reads per wake-up: drains bursts, yet one busy peer cannot
         // starve the others (level-triggered epoll brings us back).
-        for _ in 0..<4 {
+        var reads = 0
+        while reads < maxReads {
+            reads += 1
             let count = recv(fd, buffer.baseAddress, buffer.count, 0)
             if count > 0 {
                 let chunk = [UInt8](UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
