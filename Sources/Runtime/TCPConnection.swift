@@ -35,6 +35,12 @@ public final class TCPConnection: ByteStream, EventHandler {
         try loop.register(fd, events: interest, handler: self)
     }
 
+    /// Stops reading while true, so a slow consumer pushes back on the
+    /// peer through TCP flow control instead of buffering without bound.
+    public var isReadingPaused = false {
+        didSet { if state != .closed { updateInterest() } }
+    }
+
     public var bufferedAmount: Int { output.count - outputIndex }
     public var isOpen: Bool { state == .open }
 
@@ -164,7 +170,7 @@ public final class TCPConnection: ByteStream, EventHandler {
     /// EPOLLOUT only while output is pending (otherwise level-triggered
     /// epoll would wake us on every turn); no reading once closing.
     private func updateInterest() {
-        var mask: UInt32 = state == .open ? Epoll.in | Epoll.rdhup : 0
+        var mask: UInt32 = state == .open && !isReadingPaused ? Epoll.in | Epoll.rdhup : 0
         if bufferedAmount > 0 { mask |= Epoll.out }
         guard mask != interest else { return }
         interest = mask

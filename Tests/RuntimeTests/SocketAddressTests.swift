@@ -67,3 +67,32 @@ import Testing
         }
     }
 }
+
+@Suite struct SocketAddressFuzzTests {
+    @Test func randomTextNeverCrashesAndParsedAddressesRoundTrip() {
+        let alphabet = Array("0123456789abcdefABCDEF:.[]%-x ".unicodeScalars)
+        var state: UInt64 = 0x1234_5678_9ABC_DEF1
+        func next() -> UInt64 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return state
+        }
+        for _ in 0..<20_000 {
+            let length = Int(next() % 24)
+            var text = ""
+            for _ in 0..<length { text.unicodeScalars.append(alphabet[Int(next() % UInt64(alphabet.count))]) }
+            if let address = SocketAddress(text) {
+                #expect(SocketAddress(address.description) == address, "\(text)")
+            }
+        }
+        // Structured near-misses too: truncations of valid addresses.
+        for valid in ["192.168.100.200:65535", "[2001:db8:85a3::8a2e:370:7334]:443", "[::ffff:1.2.3.4]:1"] {
+            for end in 0...valid.count {
+                if let address = SocketAddress(String(valid.prefix(end))) {
+                    #expect(SocketAddress(address.description) == address)
+                }
+            }
+        }
+    }
+}

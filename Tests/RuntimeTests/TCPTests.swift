@@ -216,3 +216,35 @@ import TestSupport
         for client in clients { client.abort() }
     }
 }
+
+@Suite struct TCPFlowControlTests {
+    @Test func pausedReadingDeliversNothingUntilResumed() throws {
+        let loop = try EventLoop()
+        let listener = try TCPListener(loop: loop, address: try Fixture.address("127.0.0.1:0"))
+        defer { listener.close() }
+        var received: [UInt8] = []
+        var deliveredWhilePaused = false
+        listener.onAccept = { connection in
+            connection.isReadingPaused = true
+            connection.onData = { bytes in
+                if connection.isReadingPaused { deliveredWhilePaused = true }
+                received += bytes
+                if received.count == 5 { connection.close() }
+            }
+            connection.onClose = { _ in loop.stop() }
+            loop.schedule(after: .milliseconds(30)) {
+                #expect(received.isEmpty)
+                connection.isReadingPaused = false
+            }
+        }
+        var client: TCPConnection?
+        TCPConnection.connect(loop: loop, to: listener.localAddress, timeout: .seconds(5)) { result in
+            client = try? result.get()
+            client?.write(Array("hello".utf8))
+        }
+        #expect(loop.run(timeout: .seconds(5)))
+        #expect(!deliveredWhilePaused)
+        #expect(received == Array("hello".utf8))
+        client?.abort()
+    }
+}

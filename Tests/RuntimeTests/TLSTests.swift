@@ -156,4 +156,22 @@ import TestSupport
         #expect(outcome?.kind == .timedOut)
         #expect(outcome?.description == "TLS handshake with localhost: timed out")
     }
+
+    @Test func plaintextClientIsRejectedByTheServer() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let certificates = try TestCertificates.make(in: directory.path)
+        let loop = try EventLoop()
+        let server = try EchoServer(loop: loop, certificates: certificates)
+        defer { server.listener.close() }
+        TCPConnection.connect(loop: loop, to: server.listener.localAddress, timeout: .seconds(5)) { result in
+            guard case .success(let connection) = result else { return loop.stop() }
+            connection.onClose = { _ in loop.schedule(after: .milliseconds(20)) { loop.stop() } }
+            connection.write(Array("GET / HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
+        }
+        #expect(loop.run(timeout: .seconds(5)))
+        let error = try #require(server.serverErrors.first ?? nil)
+        #expect(error.kind == .tls)
+        #expect(error.description.hasPrefix("TLS handshake with client: "))
+    }
 }
