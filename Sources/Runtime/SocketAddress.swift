@@ -141,16 +141,17 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
     /// The numeric IP as text: "192.0.2.1", "::1", "fe80::1%3".
     public var ip: String {
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        var storage = sockaddrStorage(asIPv6: false)
-        let text: String = withUnsafeBytes(of: &storage) { raw in
-            let offset = family == .ipv4
-                ? MemoryLayout<sockaddr_in>.offset(of: \sockaddr_in.sin_addr) ?? 4
-                : MemoryLayout<sockaddr_in6>.offset(of: \sockaddr_in6.sin6_addr) ?? 8
-            let af = family == .ipv4 ? AF_INET : AF_INET6
-            guard inet_ntop(af, raw.baseAddress?.advanced(by: offset), &buffer, socklen_t(buffer.count)) != nil
-            else { return "?" }
-            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var converted: UnsafePointer<CChar>?
+        switch family {
+        case .ipv4:
+            var v4 = in_addr(s_addr: UInt32(truncatingIfNeeded: low).bigEndian)
+            converted = inet_ntop(AF_INET, &v4, &buffer, socklen_t(buffer.count))
+        case .ipv6:
+            var v6 = Self.in6Address(high: high, low: low)
+            converted = inet_ntop(AF_INET6, &v6, &buffer, socklen_t(buffer.count))
         }
+        guard converted != nil else { return "?" }
+        let text = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return scopeID != 0 ? "\(text)%\(scopeID)" : text
     }
 
@@ -192,18 +193,24 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
                 v6.sin6_family = sa_family_t(AF_INET6)
                 v6.sin6_port = port.bigEndian
                 v6.sin6_scope_id = scopeID
-                let mappedHigh: UInt64 = family == .ipv4 ? 0 : high
-                let mappedLow: UInt64 = family == .ipv4 ? 0xffff_0000_0000 | low : low
-                withUnsafeMutableBytes(of: &v6.sin6_addr) { bytes in
-                    for i in 0..<8 {
-                        bytes[i] = UInt8(truncatingIfNeeded: mappedHigh >> (56 - 8 * i))
-                        bytes[8 + i] = UInt8(truncatingIfNeeded: mappedLow >> (56 - 8 * i))
-                    }
-                }
+                v6.sin6_addr = family == .ipv4
+                    ? Self.in6Address(high: 0, low: 0xffff_0000_0000 | low)
+                    : Self.in6Address(high: high, low: low)
                 raw.storeBytes(of: v6, as: sockaddr_in6.self)
             }
         }
         return storage
+    }
+
+    private static func in6Address(high: UInt64, low: UInt64) -> in6_addr {
+        var address = in6_addr()
+        withUnsafeMutableBytes(of: &address) { bytes in
+            for i in 0..<8 {
+                bytes[i] = UInt8(truncatingIfNeeded: high >> (56 - 8 * i))
+                bytes[8 + i] = UInt8(truncatingIfNeeded: low >> (56 - 8 * i))
+            }
+        }
+        return address
     }
 
     /// Length to pass with ``sockaddrStorage(asIPv6:)``.
