@@ -1,3 +1,4 @@
+#define _GNU_SOURCE
 #include "CShims.h"
 #include <errno.h>
 #include <sys/time.h>
@@ -13,3 +14,4 @@ long cshims_SSL_set_mtu(SSL *ssl, long mtu) { return SSL_set_mtu(ssl, mtu); }
 int cshims_SSL_ERROR_WANT_READ(void) { return SSL_ERROR_WANT_READ; }
 sqlite3_destructor_type cshims_sqlite_transient(void) { return SQLITE_TRANSIENT; }
 int cshims_errno(void) { return errno; }
+int cshims_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) { return accept4(fd, addr, len, flags); }

@@ -5,6 +5,15 @@
 #include <openssl/ssl.h>
 #include <sqlite3.h>
 #include <sys/types.h>
+// Linux-only headers that Swift's Glibc module does not export.
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <netdb.h>
+#include <arpa/inet.h>
+#include <net/if.h>
 
 // OpenSSL macros
 long cshims_SSL_set_tlsext_host_name(SSL *ssl, const char *name);
@@ -18,6 +27,9 @@ int cshims_SSL_ERROR_WANT_READ(void);
 
 // SQLite's SQLITE_TRANSIENT destructor constant
 sqlite3_destructor_type cshims_sqlite_transient(void);
+
+// accept4 is a GNU extension hidden from Swift's view of <sys/socket.h>
+int cshims_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 
 // errno as a function (thread-local C global)
 int cshims_errno(void);

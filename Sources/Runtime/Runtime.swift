@@ -1,1 +1,0 @@
-// Runtime: placeholder until its first source file lands.
