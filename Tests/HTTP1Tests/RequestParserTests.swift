@@ -166,3 +166,8 @@ import Testing
     parser.declineUpgrade()
     #expect(try parser.next()?.target == "/next")
 }
+
+@Test func parserStateIsSmall() {
+    // One parser per keep-alive connection; its buffers are released when drained.
+    #expect(MemoryLayout<HTTPRequestParser>.size <= 256)
+}
