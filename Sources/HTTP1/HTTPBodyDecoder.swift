@@ -24,6 +24,9 @@ struct HTTPBodyDecoder: Sendable {
 
     private var state: State
     private var total = 0
+    /// How far the current line has been searched for its LF, so a line that
+    /// trickles in byte by byte is not rescanned from its start each time.
+    private var lineScanned = 0
     private let maxBody: Int
     private let maxTrailers: Int
     /// A chunk-size line longer than this is treated as an attack, not buffered.
@@ -101,11 +104,13 @@ struct HTTPBodyDecoder: Sendable {
 
     /// Removes one line (without its CRLF or bare LF) if it has fully arrived
     /// and is at most `limit` bytes including the terminator.
-    private func takeLine(_ queue: inout ByteQueue, limit: Int, error: HTTPParseError) throws(HTTPParseError) -> [UInt8]? {
-        guard let lf = queue.firstOffset(of: HTTPSyntax.lf) else {
+    private mutating func takeLine(_ queue: inout ByteQueue, limit: Int, error: HTTPParseError) throws(HTTPParseError) -> [UInt8]? {
+        guard let lf = queue.firstOffset(of: HTTPSyntax.lf, from: lineScanned) else {
             if queue.count >= limit { throw error }
+            lineScanned = queue.count
             return nil
         }
+        lineScanned = 0
         guard lf < limit else { throw error }
         var line = queue.read(lf + 1) ?? []
         line.removeLast()

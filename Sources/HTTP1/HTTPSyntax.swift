@@ -76,7 +76,10 @@ enum HTTPSyntax {
         var pending: (name: String, value: String)?
         for line in lines {
             if let f = line.first, isWhitespace(f) {
-                guard unfold, let p = pending else { throw .obsoleteLineFolding }
+                guard unfold else { throw .obsoleteLineFolding }
+                // A response may start its header section with a whitespace-
+                // preceded line; RFC 9112 §2.2 says to ignore such lines.
+                guard let p = pending else { continue }
                 var cont = line
                 while let c = cont.first, isWhitespace(c) { cont = cont.dropFirst() }
                 while let c = cont.last, isWhitespace(c) { cont = cont.dropLast() }

@@ -112,3 +112,14 @@ import Testing
     #expect(parseError { _ = try parseAll(bytes("POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nhello"), parser: parser) } == .bodyTooLarge(declared: 5))
     #expect(try parseAll(bytes("POST / HTTP/1.1\r\nContent-Length: 4\r\n\r\nhell"), parser: parser).count == 1)
 }
+
+@Test func longChunkLinesArrivingByteByByteAreFoundOnce() throws {
+    let ext = ";" + String(repeating: "e", count: 4000)
+    let input = bytes("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\(ext)\r\na\r\n0\r\nX: \(String(repeating: "t", count: 8000))\r\n\r\n")
+    #expect(try parseBytewise(input).first?.body == bytes("a"))
+}
+
+@Test func chunkLineOverItsLimitIsRejected() {
+    let ext = ";" + String(repeating: "e", count: 5000)
+    #expect(parseError { _ = try parseAll(bytes("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n1\(ext)\r\na\r\n0\r\n\r\n")) } == .invalidChunk)
+}

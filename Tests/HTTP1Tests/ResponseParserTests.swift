@@ -94,3 +94,9 @@ private func responses(_ input: [UInt8], method: String = "GET", eof: Bool = fal
     parser.feed(bytes("HTTP/1.1 200 OK\r\n\r\nabcd"))
     #expect(parseError { _ = try parser.next() } == .bodyTooLarge(declared: nil))
 }
+
+@Test func whitespaceLineAfterStatusLineIsIgnoredInResponses() throws {
+    let r = try #require(try responses(bytes("HTTP/1.1 200 OK\r\n junk\r\nContent-Length: 1\r\n\r\nx")).first)
+    #expect(r.body == bytes("x"))
+    #expect(r.headers.fields.count == 1)
+}

@@ -1,5 +1,6 @@
 import Testing
 import WebSocket
+import Wire
 
 /// Frames a fuzzer mutates: valid ones of every kind, both maskings.
 private func seeds() -> [[UInt8]] {
@@ -71,5 +72,15 @@ private func exercise(_ input: [UInt8], rng: inout SeededRNG) {
             i += n
         }
         #expect(events == expected)
+    }
+}
+
+@Test func base64RoundTripsRandomBytesAndRejectsJunkWithoutCrashing() {
+    var rng = SeededRNG(seed: 4648)
+    for _ in 0..<3000 {
+        let raw = (0..<Int.random(in: 0...40, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        #expect(Base64.decode(Base64.encode(raw)) == raw)
+        let junk = String(decoding: raw.map { $0 & 0x7F }, as: UTF8.self)
+        _ = Base64.decode(junk)
     }
 }
