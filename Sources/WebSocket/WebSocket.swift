@@ -1,1 +1,0 @@
-// WebSocket: placeholder until its first source file lands.
