@@ -206,9 +206,10 @@ public final class ChatManager {
 
     private func handle(_ message: ServerMessage) {
         switch message {
-        case .roomJoined(let roomID, _, _, let ready):
+        case .roomJoined(let roomID, _, _, _):
+            // `ready` here only announces the room_ready that follows.
             roomFullSince = nil
-            state = .inRoom(roomID: roomID, ready: ready)
+            state = .inRoom(roomID: roomID, ready: false)
         case .roomReady(let roomID, _, _):
             let wasReady: Bool
             if case .inRoom(_, let r) = state { wasReady = r } else { wasReady = false }

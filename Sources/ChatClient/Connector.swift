@@ -38,24 +38,24 @@ public final class Connector {
             completion(.failure(.unreachable(server: server.description, reason: lastError?.reason ?? "no address")))
             return
         }
-        TCPConnection.connect(loop: loop, to: address, timeout: timeout) { [self] result in
+        let next: (RuntimeError) -> Void = { [self] error in
+            attempt(rest.dropFirst(), lastError: error, timeout: timeout, completion)
+        }
+        guard let tls else {
+            TCPConnection.connect(loop: loop, to: address, timeout: timeout) { result in
+                switch result {
+                case .failure(let error): next(error)
+                case .success(let connection): completion(.success(connection))
+                }
+            }
+            return
+        }
+        TLSStream.connect(loop: loop, to: address, serverName: server.host, context: tls, timeout: timeout) { [server] result in
             switch result {
-            case .failure(let error):
-                attempt(rest.dropFirst(), lastError: error, timeout: timeout, completion)
-            case .success(let connection):
-                guard let tls else {
-                    completion(.success(connection))
-                    return
-                }
-                let stream = TLSStream(client: connection, context: tls, hostname: server.host)
-                stream.onHandshake = { [server] error in
-                    if let error {
-                        completion(.failure(.tls(server: server.description, reason: error.reason)))
-                    } else {
-                        completion(.success(stream))
-                    }
-                }
-                stream.startHandshake()
+            case .failure(let error) where error.kind == .tls:
+                completion(.failure(.tls(server: server.description, reason: error.reason)))
+            case .failure(let error): next(error)
+            case .success(let stream): completion(.success(stream))
             }
         }
     }

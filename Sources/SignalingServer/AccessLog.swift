@@ -1,0 +1,51 @@
+import Glibc
+import Runtime
+
+/// One structured line per request or connection on stderr (logfmt:
+/// `key=value`, values quoted when needed). Client addresses are replaced by
+/// a per-process keyed hash unless full addresses were asked for, so lines
+/// from one client can be correlated without recording who it was.
+public final class AccessLog {
+    let showAddresses: Bool
+    public var enabled = true
+
+    public init(showAddresses: Bool) { self.showAddresses = showAddresses }
+
+    public func client(_ address: SocketAddress) -> String {
+        if showAddresses { return address.description }
+        var hasher = Hasher()   // SipHash with a random per-process key
+        hasher.combine(address.ip)
+        let tag = UInt32(truncatingIfNeeded: hasher.finalize())
+        return "anon-" + String(tag, radix: 16)
+    }
+
+    public func write(_ event: String, _ fields: KeyValuePairs<String, String>) {
+        guard enabled else { return }
+        var line = "ts=\(Self.timestamp()) event=\(event)"
+        for (key, value) in fields {
+            line += " \(key)=\(Self.quote(value))"
+        }
+        line += "\n"
+        var bytes = Array(line.utf8)
+        _ = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+
+    static func quote(_ value: String) -> String {
+        let plain = !value.isEmpty && value.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "=") }
+        if plain { return value }
+        var out = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F: out += "\\u{\(String(scalar.value, radix: 16))}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    static func timestamp() -> String {
+        UnixTime(milliseconds: wallClockMilliseconds()).iso8601
+    }
+}

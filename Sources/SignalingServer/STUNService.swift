@@ -1,0 +1,35 @@
+import Runtime
+import STUN
+
+/// The STUN Binding responder (RFC 8489) on `port` and `port + 1`; each
+/// names the other in OTHER-ADDRESS (RFC 5780) so clients can classify
+/// their NAT's mapping behaviour.
+final class STUNService {
+    private var sockets: [UDPSocket] = []
+
+    init(loop: EventLoop, host: SocketAddress, port: UInt16) throws(RuntimeError) {
+        guard port < UInt16.max else { throw RuntimeError(kind: .invalidArgument, reason: "the STUN port must be below 65535 (it uses the next port too)") }
+        for (mine, other) in [(port, port + 1), (port + 1, port)] {
+            let socket = try UDPSocket(loop: loop, bind: host.with(port: mine))
+            let responder = STUNResponder(software: "chatcli", otherAddress: .port(other))
+            let local = STUNAddress(host.with(port: mine))
+            socket.onDatagram = { [weak socket] bytes, source in
+                guard let socket, let from = STUNAddress(source), let local,
+                      let reply = responder.respond(to: bytes, from: from, receivedOn: local) else { return }
+                socket.send(reply, to: source)
+            }
+            sockets.append(socket)
+        }
+    }
+
+    func close() {
+        for socket in sockets { socket.close() }
+        sockets = []
+    }
+}
+
+extension STUNAddress {
+    init?(_ address: SocketAddress) {
+        self.init(ip: address.ipBytes, port: address.port)
+    }
+}

@@ -1,0 +1,21 @@
+/// Everything `chatcli serve` can be told (PROTOCOL §4).
+public struct ServerConfiguration: Sendable {
+    public var host = "0.0.0.0"
+    public var port: UInt16 = 8080
+    public var stunPort: UInt16 = 3478
+    public var databasePath = "chatcli-rooms.db"
+    public var tlsCertificateFile: String?
+    public var tlsKeyFile: String?
+    public var turnURLs: [String] = []
+    public var turnSecret: [UInt8]?
+    public var missedAcceptsPerMinute = 10
+    public var logAddresses = false
+
+    public init() {}
+}
+
+/// Why the server could not start, as one sentence.
+public struct ServerError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,52 @@
+import HTTP1
+import Runtime
+import WebSocket
+
+/// One client connection: HTTP/1.1 requests (kept alive, answered in order)
+/// until it upgrades to the signaling WebSocket.
+final class ServerConnection {
+    enum Mode {
+        case http
+        /// Held by a long poll: later pipelined requests wait their turn.
+        case longPoll(LongPollToken, Timer, HTTPRequest, started: Instant)
+        case webSocket
+        /// An error was answered; read and drop what the client still sends
+        /// so closing does not reset the connection under the answer.
+        case draining
+    }
+
+    let id: ConnectionID
+    let stream: any ByteStream
+    let peer: SocketAddress
+    let client: String
+    var parser = HTTPRequestParser(maxHeadSize: 16 * 1024, maxBodySize: RESTRouter.maxBodyBytes)
+    var socket: WebSocketConnection?
+    var mode = Mode.http
+    var lastActivity: Instant
+    var pingOutstanding = false
+    var requestStarted: Instant?
+
+    init(id: ConnectionID, stream: any ByteStream, peer: SocketAddress, client: String, now: Instant) {
+        self.id = id
+        self.stream = stream
+        self.peer = peer
+        self.client = client
+        self.lastActivity = now
+    }
+
+    func write(_ response: HTTPResponse) { stream.write(response.serialized()) }
+
+    /// Queues a WebSocket text frame and flushes it.
+    func send(text: String) {
+        guard var ws = socket else { return }
+        _ = ws.sendText(text)
+        socket = ws
+        flush()
+    }
+
+    func flush() {
+        guard var ws = socket else { return }
+        while let bytes = ws.pollTransmit() { stream.write(bytes) }
+        socket = ws
+    }
+}

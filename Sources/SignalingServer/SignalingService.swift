@@ -1,0 +1,190 @@
+import HTTP1
+import Runtime
+import Signaling
+import WebSocket
+
+/// `chatcli serve` on the event loop: REST and the signaling WebSocket on one
+/// TCP port (optionally TLS), the STUN responder on two UDP ports, and the
+/// timers that sweep expired rooms, time out long polls and drop dead
+/// sockets. The protocol decisions live in the sans-IO `RESTRouter` and
+/// `SignalingHub`; this class only moves bytes and time.
+public final class SignalingService {
+    let loop: EventLoop
+    let config: ServerConfiguration
+    let registry: RoomRegistry
+    let router: RESTRouter
+    let hub: SignalingHub
+    let log: AccessLog
+    let tls: TLSContext?
+    var listener: TCPListener?
+    var stun: STUNService?
+    var connections: [ConnectionID: ServerConnection] = [:]
+    var longPolls: [LongPollToken: ConnectionID] = [:]
+    var nextID: UInt64 = 1
+    var housekeeping: Timer?
+    var stopping = false
+
+    /// Sockets silent this long get a ping; silent for `deadAfter`, they are closed.
+    static let pingAfter = Duration.seconds(30)
+    static let deadAfter = Duration.seconds(45)
+    /// HTTP connections idle (or stuck mid-request) this long are closed.
+    static let httpIdle = Duration.seconds(60)
+
+    public init(loop: EventLoop, config: ServerConfiguration) throws(ServerError) {
+        self.loop = loop
+        self.config = config
+        log = AccessLog(showAddresses: config.logAddresses)
+        do {
+            registry = try RoomRegistry(
+                store: SQLiteRoomStore(path: config.databasePath),
+                random: SystemRandomNumberGenerator(),
+                rateLimiter: AcceptRateLimiter(limit: config.missedAcceptsPerMinute, windowSeconds: 60))
+        } catch {
+            throw ServerError("cannot open the room database \(config.databasePath): \(error)")
+        }
+        router = RESTRouter(
+            registry: registry,
+            iceServers: ICEServerConfiguration(stunPort: Int(config.stunPort), turnURLs: config.turnURLs, turnSecret: config.turnSecret, fallbackHost: config.host),
+            random: SystemRandomNumberGenerator())
+        let registry = registry
+        hub = SignalingHub(random: SystemRandomNumberGenerator()) { room, now in registry.isJoinable(room, now: now) }
+        if let cert = config.tlsCertificateFile, let key = config.tlsKeyFile {
+            do {
+                tls = try TLSContext.server(certFile: cert, keyFile: key)
+            } catch {
+                throw ServerError("cannot use the TLS certificate: \(error.reason)")
+            }
+        } else {
+            tls = nil
+        }
+    }
+
+    /// Binds every socket; throws one sentence if any cannot be bound.
+    public func start() throws(ServerError) {
+        guard let address = SocketAddress(ip: config.host, port: config.port) else {
+            throw ServerError("'\(config.host)' is not an IP address to listen on (use 0.0.0.0, ::, or an interface address)")
+        }
+        do {
+            let listener = try TCPListener(loop: loop, address: address)
+            listener.onAccept = { [weak self] connection in self?.accept(connection) }
+            self.listener = listener
+            stun = try STUNService(loop: loop, host: address, port: config.stunPort)
+        } catch {
+            listener?.close()
+            throw ServerError("cannot listen: \(error.description)")
+        }
+        housekeeping = loop.schedule(after: .seconds(5)) { [weak self] in self?.tidy() }
+        let scheme = tls == nil ? "http" : "https"
+        log.write("listening", [
+            "url": "\(scheme)://\(address.family == .ipv6 ? "[\(address.ip)]" : address.ip):\(listener?.localAddress.port ?? config.port)",
+            "stun": "udp/\(config.stunPort)+\(config.stunPort + 1)", "rooms": "\(registry.roomCount)",
+            "db": config.databasePath,
+        ])
+    }
+
+    /// Graceful stop: no new connections, WebSockets closed with 1001, the
+    /// loop stops once the last bytes are flushed.
+    public func shutdown(_ done: @escaping () -> Void) {
+        guard !stopping else { return }
+        stopping = true
+        log.write("shutdown", ["connections": "\(connections.count)"])
+        listener?.close()
+        stun?.close()
+        housekeeping?.cancel()
+        for connection in connections.values {
+            if var ws = connection.socket {
+                ws.close(code: .goingAway)
+                connection.socket = ws
+                connection.flush()
+            }
+            connection.stream.close()
+        }
+        loop.schedule(after: .milliseconds(200)) { done() }
+    }
+
+    var now: UnixTime { UnixTime(milliseconds: wallClockMilliseconds()) }
+
+    // MARK: Connections
+
+    private func accept(_ tcp: TCPConnection) {
+        guard !stopping else { tcp.abort(); return }
+        let stream: any ByteStream
+        if let tls {
+            do {
+                stream = try TLSStream(server: tls, over: tcp)
+            } catch {
+                tcp.abort()
+                return
+            }
+        } else {
+            stream = tcp
+        }
+        let id = ConnectionID(nextID)
+        nextID += 1
+        let connection = ServerConnection(id: id, stream: stream, peer: tcp.remoteAddress, client: log.client(tcp.remoteAddress), now: loop.now)
+        connections[id] = connection
+        stream.onData = { [weak self, weak connection] bytes in
+            guard let self, let connection else { return }
+            connection.lastActivity = self.loop.now
+            self.receive(bytes, on: connection)
+        }
+        stream.onClose = { [weak self, weak connection] error in
+            guard let self, let connection else { return }
+            self.closed(connection, error: error)
+        }
+    }
+
+    private func closed(_ connection: ServerConnection, error: RuntimeError?) {
+        connections[connection.id] = nil
+        switch connection.mode {
+        case .longPoll(let token, let timer, _, _):
+            timer.cancel()
+            longPolls[token] = nil
+            router.cancelLongPoll(token)
+        case .webSocket:
+            deliver(hub.disconnect(connection.id))
+            log.write("ws_close", ["conn": "\(connection.id.rawValue)", "client": connection.client, "reason": error?.reason ?? "closed"])
+        default:
+            break
+        }
+    }
+
+    private func receive(_ bytes: [UInt8], on connection: ServerConnection) {
+        switch connection.mode {
+        case .webSocket: receiveFrames(bytes, on: connection)
+        case .draining: break
+        case .http, .longPoll:
+            connection.parser.feed(bytes)
+            if connection.requestStarted == nil { connection.requestStarted = loop.now }
+            processRequests(on: connection)
+        }
+    }
+
+    /// Answers buffered requests in order until one is held (long poll),
+    /// the connection upgrades, or more bytes are needed.
+    func processRequests(on connection: ServerConnection) {
+        while case .http = connection.mode {
+            if connection.parser.takeContinueRequest() {
+                connection.stream.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+            }
+            let request: HTTPRequest
+            do {
+                guard let next = try connection.parser.next() else {
+                    if connection.parser.isIdle { connection.requestStarted = nil }
+                    return
+                }
+                request = next
+            } catch {
+                refuse(connection, error)
+                return
+            }
+            let started = connection.requestStarted ?? loop.now
+            connection.requestStarted = connection.parser.isIdle ? nil : loop.now
+            if WebSocketHandshake.isUpgradeRequest(request) {
+                upgrade(connection, request)
+                return
+            }
+            route(request, on: connection, started: started)
+        }
+    }
+}

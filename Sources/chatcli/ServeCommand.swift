@@ -1,0 +1,92 @@
+import ChatClient
+import Glibc
+import Runtime
+import SignalingServer
+
+/// `chatcli serve`: validate options, start the service, run until SIGINT or
+/// SIGTERM, then shut down gracefully (exit 0).
+enum ServeCommand {
+    static func run(_ args: ParsedArguments) -> Int32 {
+        let config: ServerConfiguration
+        do {
+            config = try configuration(args)
+        } catch {
+            Output.write("chatcli: \(error.message)\n", to: 2)
+            return 2
+        }
+        do {
+            let loop = try EventLoop()
+            let service = try SignalingService(loop: loop, config: config)
+            try loop.onSignal([SIGINT, SIGTERM]) { _ in service.shutdown { loop.stop() } }
+            try service.start()
+            loop.run()
+            return 0
+        } catch let error as ServerError {
+            Output.write("chatcli: \(error.description)\n", to: 2)
+        } catch {
+            Output.write("chatcli: cannot start the server: \(error)\n", to: 2)
+        }
+        return 1
+    }
+
+    static func configuration(_ args: ParsedArguments) throws(UsageError) -> ServerConfiguration {
+        var config = ServerConfiguration()
+        if let host = args.value("host") { config.host = host }
+        config.port = try port(args, "port", default: 8080)
+        config.stunPort = try port(args, "stun-port", default: 3478)
+        if config.stunPort == 65535 { throw UsageError(message: "--stun-port must be below 65535: the next port answers STUN too") }
+        if let db = args.value("db") { config.databasePath = db }
+        switch (args.value("tls-cert"), args.value("tls-key")) {
+        case (nil, nil): break
+        case let (cert?, key?):
+            for file in [cert, key] where access(file, R_OK) != 0 {
+                throw UsageError(message: "cannot read '\(file)': \(String(cString: strerror(errno)))")
+            }
+            config.tlsCertificateFile = cert
+            config.tlsKeyFile = key
+        default:
+            throw UsageError(message: "--tls-cert and --tls-key go together: give both to serve HTTPS and WSS")
+        }
+        config.turnURLs = args.all("turn-url")
+        for url in config.turnURLs where !(url.hasPrefix("turn:") || url.hasPrefix("turns:")) {
+            throw UsageError(message: "--turn-url takes a TURN URL like turn:HOST:3478?transport=udp, not '\(url)'")
+        }
+        if let file = args.value("turn-secret-file") {
+            guard let secret = readSecret(file) else { throw UsageError(message: "cannot read the TURN secret from '\(file)'") }
+            config.turnSecret = secret
+        } else if let secret = ChatCommand.environment("CHATCLI_TURN_SECRET") {
+            config.turnSecret = Array(secret.utf8)
+        }
+        if !config.turnURLs.isEmpty && config.turnSecret == nil {
+            throw UsageError(message: "--turn-url needs the shared secret: set CHATCLI_TURN_SECRET or use --turn-secret-file F")
+        }
+        if let limit = args.value("rate-limit") {
+            guard let n = Int(limit), n > 0 else { throw UsageError(message: "--rate-limit takes a positive number, not '\(limit)'") }
+            config.missedAcceptsPerMinute = n
+        }
+        config.logAddresses = args.has("log-addresses")
+        return config
+    }
+
+    static func port(_ args: ParsedArguments, _ name: String, default value: UInt16) throws(UsageError) -> UInt16 {
+        guard let text = args.value(name) else { return value }
+        guard let port = UInt16(text), port > 0 else {
+            throw UsageError(message: "--\(name) takes a port number from 1 to 65535, not '\(text)'")
+        }
+        return port
+    }
+
+    /// The secret file's first line, without the newline.
+    static func readSecret(_ path: String) -> [UInt8]? {
+        guard let file = fopen(path, "r") else { return nil }
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        while true {
+            let c = fgetc(file)
+            if c == EOF || c == 0x0A { break }
+            bytes.append(UInt8(truncatingIfNeeded: c))
+        }
+        if bytes.last == 0x0D { bytes.removeLast() }
+        return bytes.isEmpty ? nil : bytes
+    }
+}
