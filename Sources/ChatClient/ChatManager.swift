@@ -34,7 +34,10 @@ public final class ChatManager {
     var transientFailures = 0
     var roomFullSince: Instant?
     var outageSince: Instant?
+    var peerGone = false
     public var onFinish: ((Int32) -> Void)?
+    /// Printed once (not in `--json` mode) when pairing succeeded.
+    public var notice: String?
 
     public init(loop: EventLoop, connector: Connector, printer: EventPrinter, mode: Mode) {
         self.loop = loop
@@ -87,6 +90,7 @@ public final class ChatManager {
                 switch RoomAPI.interpretCreate(response) {
                 case .created(let expires):
                     self.printer.emit(.code(code, expires: expires))
+                    self.showNotice()
                     self.printer.emit(.waiting)
                     self.state = .waitingForPeer(code: code)
                     self.check(code: code, longPoll: true)
@@ -146,7 +150,9 @@ public final class ChatManager {
             case .success(let response):
                 // Never repeat an accept (Inviso overwrites the pairing on a second one).
                 switch RoomAPI.interpretAccept(response) {
-                case .accepted(let roomID): self.joinRoom(roomID)
+                case .accepted(let roomID):
+                    self.showNotice()
+                    self.joinRoom(roomID)
                 case .failed(let error): self.fail(error)
                 }
             }
@@ -227,6 +233,7 @@ public final class ChatManager {
             guard let roomID = currentRoomID else { return }
             loop.schedule(after: retries.next(using: &rng)) { [weak self] in self?.signaling.send(.joinRoom(roomId: roomID)) }
         case .peerLeft:
+            peerGone = true
             printer.emit(.peerLeft)
             leave(status: 0)
         case .peerDisconnected:
@@ -250,12 +257,18 @@ public final class ChatManager {
         }
     }
 
+    private func showNotice() {
+        if let notice, !printer.jsonMode { printer.emit(.progress(notice)) }
+        notice = nil
+    }
+
     // MARK: Endings
 
     private func leave(status: Int32) {
         switch state {
         case .finished, .leaving: return
         case .joiningRoom, .inRoom:
+            if status == 0 && !peerGone { printer.emit(.progress("You left the chat.")) }
             state = .leaving
             signaling.leave { [weak self] in self?.finish(status) }
         default:

@@ -22,7 +22,7 @@ public final class EventPrinter {
         case .peerJoined: Output.write("Your peer is here.\n", to: 1)
         case .peerLeft: Output.write("Your peer left the chat.\n", to: 1)
         case .error(let e): Output.write("chatcli: \(e.message)\n", to: 2)
-        case .closed: Output.write("Chat closed.\n", to: 2)
+        case .closed: break   // the sentence before it (left, peer left, error) says why
         case .progress(let text): Output.write(text + "\n", to: 2)
         }
     }

@@ -55,3 +55,7 @@ extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Express
     public init(nilLiteral: ()) { self = .null }
     public init(_ int: Int) { self = .number(Double(int)) }
 }
+
+extension JSON: ExpressibleByFloatLiteral {
+    public init(floatLiteral value: Double) { self = .number(value) }
+}

@@ -31,9 +31,6 @@ enum ChatCommand {
             }
             mode = .create(expiresIn: seconds)
         }
-        if !args.has("json") {
-            Output.write("Note: this session is not saved (chatcli keeps no session store yet).\n", to: 2)
-        }
 
         let loop: EventLoop
         let connector: Connector
@@ -50,6 +47,7 @@ enum ChatCommand {
 
         var status: Int32 = 1
         let manager = ChatManager(loop: loop, connector: connector, printer: printer, mode: mode)
+        manager.notice = "Note: this session is not saved (chatcli keeps no session store yet)."
         manager.onFinish = { code in
             status = code
             loop.stop()

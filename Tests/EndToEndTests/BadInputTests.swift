@@ -13,29 +13,29 @@ import Testing
     @Test(arguments: ["12345", "1234567", "abcdef", "12a456", ""])
     func malformedCodeIsAUsageError(code: String) throws {
         let (status, p) = try run(["join", code, "--server", "http://127.0.0.1:9"])
-        #expect(status == 2, p.transcript)
-        #expect(p.stderr.contains { $0.contains("is not a join code") }, p.transcript)
+        #expect(status == 2, "\(p.transcript)")
+        #expect(p.stderr.contains { $0.contains("is not a join code") }, "\(p.transcript)")
     }
 
     @Test func unreachableServerSaysHowToStartOne() throws {
         let port = Harness.freePort()
         let (status, p) = try run(["join", "123456", "--server", "http://127.0.0.1:\(port)"])
-        #expect(status == 1, p.transcript)
-        #expect(p.stderr.count == 1 && p.stderr[0].contains("chatcli serve"), p.transcript)
+        #expect(status == 1, "\(p.transcript)")
+        #expect(p.stderr.count == 1 && p.stderr[0].contains("chatcli serve"), "\(p.transcript)")
     }
 
     @Test func serverFromEnvironmentIsUsed() throws {
         let port = Harness.freePort()
         let (status, p) = try run(["create"], env: ["CHATCLI_SERVER": "http://127.0.0.1:\(port)"])
-        #expect(status == 1, p.transcript)
-        #expect(p.stderr.joined().contains("127.0.0.1:\(port)"), p.transcript)
+        #expect(status == 1, "\(p.transcript)")
+        #expect(p.stderr.joined().contains("127.0.0.1:\(port)"), "\(p.transcript)")
     }
 
     @Test func unknownCodeIsOneSentence() throws {
         let server = try ServerProcess()
         let (status, p) = try run(["join", "000000", "--server", server.url, "--json"])
-        #expect(status == 1, p.transcript)
-        #expect(p.stdout.contains { $0.contains(#""error":"not_found_or_expired""#) }, p.transcript)
+        #expect(status == 1, "\(p.transcript)")
+        #expect(p.stdout.contains { $0.contains(#""error":"not_found_or_expired""#) }, "\(p.transcript)")
     }
 
     @Test(arguments: [
@@ -45,26 +45,26 @@ import Testing
     ])
     func usageErrorsExitTwo(args: [String]) throws {
         let (status, p) = try run(args)
-        #expect(status == 2, p.transcript)
-        #expect(p.stderr.first?.hasPrefix("chatcli: ") == true, p.transcript)
+        #expect(status == 2, "\(p.transcript)")
+        #expect(p.stderr.first?.hasPrefix("chatcli: ") == true, "\(p.transcript)")
     }
 
     @Test(arguments: ["serve", "create", "join"])
     func everyCommandHasHelp(command: String) throws {
         let (status, p) = try run([command, "--help"])
-        #expect(status == 0, p.transcript)
-        #expect(p.stdout.first?.hasPrefix("Usage: chatcli \(command)") == true, p.transcript)
+        #expect(status == 0, "\(p.transcript)")
+        #expect(p.stdout.first?.hasPrefix("Usage: chatcli \(command)") == true, "\(p.transcript)")
     }
 
     @Test func secondJoinerIsTurnedAway() throws {
         let server = try ServerProcess()
         let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
-        let code = try #require(alice.waitForEvent("code")?["code"] as? String, alice.transcript)
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
         let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
-        #expect(bob.waitForEvent("peer_joined") != nil, bob.transcript)
+        #expect(bob.waitForEvent("peer_joined") != nil, "\(bob.transcript)")
         let (status, carol) = try run(["join", code, "--server", server.url])
-        #expect(status == 1, carol.transcript)
-        #expect(carol.stderr.joined().contains("already joined"), carol.transcript)
+        #expect(status == 1, "\(carol.transcript)")
+        #expect(carol.stderr.joined().contains("already joined"), "\(carol.transcript)")
         alice.closeInput(); bob.closeInput()
         _ = alice.waitForExit(); _ = bob.waitForExit()
     }

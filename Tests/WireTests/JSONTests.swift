@@ -1,0 +1,83 @@
+import Testing
+import Wire
+
+@Suite struct JSONTests {
+    @Test func parsesEveryKindOfValue() throws {
+        let json = try JSON.parse(#" {"a": [1, -2.5e3, true, false, null], "b": {"c": "d\n\u00e9\ud83d\ude00"}} "#)
+        #expect(json["a"] == [1, .number(-2500), true, false, nil])
+        #expect(json["b"]?["c"]?.stringValue == "d\né😀")
+    }
+
+    @Test func serializesCompactlyInInsertionOrder() {
+        let json: JSON = ["type": "room_joined", "userCount": 1, "ready": false, "roomId": nil, "text": "a\"b\\c\n\u{1}"]
+        #expect(json.serialized == #"{"type":"room_joined","userCount":1,"ready":false,"roomId":null,"text":"a\"b\\c\n\u0001"}"#)
+    }
+
+    @Test func roundTripsThroughText() throws {
+        let json: JSON = ["x": [1.5, "ü", ["y": nil]], "big": 1e300, "neg": -0.25]
+        #expect(try JSON.parse(json.serialized) == json)
+    }
+
+    @Test func lastDuplicateKeyWinsAsInJavaScript() throws {
+        #expect(try JSON.parse(#"{"a":1,"a":2}"#)["a"]?.intValue == 2)
+    }
+
+    @Test func integersAreDistinguishedFromFractions() throws {
+        #expect(try JSON.parse("300").intValue == 300)
+        #expect(try JSON.parse("300.5").intValue == nil)
+        #expect(try JSON.parse("\"300\"").intValue == nil)
+    }
+
+    @Test(arguments: ["", " ", "{", "[1,]", "{\"a\":}", "01", "1.", ".5", "-", "tru", "nul", "\"abc", "\"\\x\"", "\"\u{1}\"",
+                      "{\"a\" 1}", "[1 2]", "1 2", "\"\\ud800\\u12\"", "+1", "NaN", "Infinity"])
+    func rejectsInvalidText(text: String) {
+        #expect(throws: JSONError.self) { try JSON.parse(text) }
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        #expect(throws: JSONError.invalidUTF8) { try JSON.parse([0x22, 0xFF, 0x22]) }
+    }
+
+    @Test func loneSurrogatesBecomeReplacementCharacters() throws {
+        #expect(try JSON.parse(#""\ud800x""#).stringValue == "\u{FFFD}x")
+    }
+
+    @Test func nestingIsBounded() {
+        let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+        #expect(throws: JSONError.tooDeep) { try JSON.parse(deep) }
+    }
+
+    @Test func randomAndTruncatedInputNeverCrashes() {
+        var rng = SplitMix(seed: 42)
+        let samples = [#"{"type":"join_room","roomId":"abc"}"#, #"[1,2,{"a":[true,null,"\u00e9"]}]"#, #"{"x":-1.5e-3}"#]
+        for sample in samples {
+            let bytes = Array(sample.utf8)
+            for cut in 0...bytes.count { _ = try? JSON.parse(Array(bytes[0..<cut])) }
+        }
+        let alphabet = Array(#"{}[]":,.-+eE0123456789truefalsn\u "#.utf8) + [0xC3, 0xA9, 0xFF, 0x00]
+        for _ in 0..<5000 {
+            let length = Int.random(in: 0..<40, using: &rng)
+            let bytes = (0..<length).map { _ in alphabet.randomElement(using: &rng) ?? 0 }
+            _ = try? JSON.parse(bytes)
+        }
+        for _ in 0..<2000 {
+            var bytes = Array(samples.randomElement(using: &rng)!.utf8)
+            let i = Int.random(in: 0..<bytes.count, using: &rng)
+            bytes[i] = UInt8.random(in: 0...255, using: &rng)
+            _ = try? JSON.parse(bytes)
+        }
+    }
+}
+
+/// A seeded generator so fuzz runs are reproducible.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
