@@ -16,6 +16,9 @@ Subcommands (each run inside a lab namespace with `natlab exec`):
                        waits for the peer's file, then sends to the peer for --duration
                        seconds, counting what arrives; prints JSON.
   tcp                  Connects to --server over TCP; prints JSON {"ok": bool}.
+  refused              Sends UDP to --target from a connected socket and reports whether an
+                       ICMP port unreachable came back (Linux turns it into ECONNREFUSED);
+                       prints JSON {"refused": bool}.
 
 Everything is plain text over UDP so a failure is easy to read in tcpdump.
 """
@@ -237,6 +240,26 @@ def cmd_tcp(args):
     print(json.dumps({"ok": ok}))
 
 
+# --- refused ---------------------------------------------------------------
+
+
+def cmd_refused(args):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.connect(addr(args.target))
+    s.settimeout(args.timeout)
+    refused = False
+    for _ in range(3):
+        try:
+            s.send(b"HELLO")
+            s.recv(2048)
+        except ConnectionRefusedError:
+            refused = True
+            break
+        except socket.timeout:
+            pass
+    print(json.dumps({"refused": refused}))
+
+
 def main():
     parser = argparse.ArgumentParser(description="natlab probes")
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -274,6 +297,11 @@ def main():
     p.add_argument("--server", required=True)
     p.add_argument("--timeout", type=float, default=1.0)
     p.set_defaults(func=cmd_tcp)
+
+    p = sub.add_parser("refused")
+    p.add_argument("--target", required=True)
+    p.add_argument("--timeout", type=float, default=0.3)
+    p.set_defaults(func=cmd_refused)
 
     args = parser.parse_args()
     args.func(args)
