@@ -34,6 +34,10 @@ extension ICEAgent {
             if signalled.allSatisfy({ !$0.isUDP }) { return "the peer sent only TCP candidates; ICE over TCP is not supported" }
             return "none of the \(signalled.count) remote candidates can be paired with a local one (different address family or unusable address)"
         }
+        let stunSilent = !gatherJobs.isEmpty && gatherJobs.allSatisfy { $0.finished && !$0.answered }
+        if stunSilent && pairs.allSatisfy({ $0.state == .failed }) {
+            return "all \(pairs.count) candidate pairs failed and the STUN server never answered: this network seems to block UDP; a TURN relay over TCP or TLS is needed"
+        }
         if remoteEnded && pairs.allSatisfy({ $0.state == .failed }) {
             return "all \(pairs.count) candidate pairs failed: the peer's network blocks UDP or both sides are behind symmetric NATs; a TURN relay is needed"
         }

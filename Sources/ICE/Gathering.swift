@@ -7,6 +7,8 @@ struct GatherJob: Sendable {
     let server: STUNAddress
     var started = false
     var finished = false
+    /// The server answered (even with an error): UDP gets out.
+    var answered = false
 }
 
 extension ICEAgent {
@@ -67,6 +69,7 @@ extension ICEAgent {
     /// is not paired: §6.1.2.4 replaces srflx locals by their base.
     func gatherResponse(_ message: STUNMessage, job: Int) {
         gatherJobs[job].finished = true
+        gatherJobs[job].answered = true
         guard message.type.messageClass == .successResponse, let mapped = message.reflexiveAddress else { return }
         let base = gatherJobs[job].base
         guard mapped.family == base.family, !localCandidates.contains(where: { $0.candidate.address == mapped }),
