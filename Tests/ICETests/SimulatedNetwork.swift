@@ -113,6 +113,7 @@ final class SimulatedNetwork {
     }
 
     private func arrive(_ packet: InFlight) {
+        guard !severed.contains(packet.source.ip), !severed.contains(packet.destination.ip) else { return }
         if let endpoint = packet.realm.endpoints[packet.destination] {
             deliver(packet.bytes, from: packet.source, to: packet.destination, endpoint: endpoint, realm: packet.realm)
             return
