@@ -6,9 +6,12 @@ extension ICEAgent {
     /// One new check per Ta (§6.1.4.2), and only once the peer's password
     /// is known (it keys MESSAGE-INTEGRITY).
     func sendPacedCheck() {
-        guard remoteCredentials != nil, now >= nextCheckAt, let id = checkList.nextToCheck(role: role) else { return }
-        startCheck(pair: id, useCandidate: false)
+        guard remoteCredentials != nil, now >= nextCheckAt else { return }
+        // Frozen pairs whose foundation is still being checked wait; look
+        // again one Ta later rather than spinning.
         nextCheckAt = now + config.checkInterval
+        guard let id = checkList.nextToCheck(role: role) else { return }
+        startCheck(pair: id, useCandidate: false)
         if state == .new { setState(.checking) }
     }
 

@@ -45,7 +45,7 @@ final class Harness {
     @discardableResult
     func addPeer(
         _ name: String, role: ICERole, nat kind: NATKind = .none, realm existing: SimulatedNetwork.Realm? = nil,
-        hostIP: [UInt8]? = nil, publicIP: [UInt8]? = nil, stun: Bool = true
+        hostIP: [UInt8]? = nil, publicIP: [UInt8]? = nil, stun: Bool = true, extraInterfaces: [STUNAddress] = []
     ) -> SimPeer {
         let index = UInt8(peers.count + 1)
         let realm: SimulatedNetwork.Realm
@@ -66,9 +66,11 @@ final class Harness {
         let agent = ICEAgent(
             role: role, localCredentials: credentials, tieBreaker: rng.next(), config: config,
             now: network.now, random: SeededGenerator(seed: rng.next()))
-        let peer = SimPeer(name: name, agent: agent, realm: realm, addresses: [address])
-        realm.endpoints[address] = .peer(peer)
-        agent.addLocalInterface(address)
+        let peer = SimPeer(name: name, agent: agent, realm: realm, addresses: [address] + extraInterfaces)
+        for local in peer.addresses {
+            realm.endpoints[local] = .peer(peer)
+            agent.addLocalInterface(local)
+        }
         if stun { agent.addSTUNServer(Self.stunServer) }
         peers.append(peer)
         return peer

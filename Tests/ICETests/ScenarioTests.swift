@@ -211,3 +211,22 @@ enum NATMatrix {
         return true
     }
 }
+
+/// Several local interfaces, one of them a dead end (a VPN with no route).
+struct MultiInterfaceTests {
+    @Test func aDeadInterfaceDoesNotStopTheLiveOne() {
+        for seed in UInt64(1)...10 {
+            let harness = Harness(seed: seed)
+            let vpn = STUNAddress(ipv4: 172, 16, 9, 2, port: 5001)
+            let second = STUNAddress(ipv4: 10, 1, 0, 2, port: 5002)
+            harness.addPeer("A", role: .controlling, nat: .portRestricted, extraInterfaces: [vpn, second])
+            harness.addPeer("B", role: .controlled, nat: .fullCone, extraInterfaces: [STUNAddress(ipv4: 10, 2, 0, 3, port: 5003)])
+            harness.exchangeCredentials()
+            harness.runUntilSettled()
+            #expect(!harness.busyLoop, "seed \(seed)")
+            #expect(harness.peers.allSatisfy { $0.agent.state.isConnected }, "seed \(seed): \(harness.a.agent.state)")
+            harness.run(for: .seconds(20)) { harness.peers.allSatisfy { $0.agent.state == .completed } }
+            #expect(harness.peers.allSatisfy { $0.agent.state == .completed }, "seed \(seed)")
+        }
+    }
+}
