@@ -46,7 +46,7 @@ extension ICEAgent {
             if message.errorCode?.code == 487 {
                 // §7.2.5.1: switch to the role opposite the one the request
                 // claimed, and check the pair again.
-                let claimed: ICERole = entry.claimedRole(in: message) ?? role
+                let claimed = entry.claimedRole ?? role
                 switchRole(to: claimed.opposite)
                 checkList[id].state = .waiting
                 checkList.enqueueTriggered(id)
@@ -134,7 +134,7 @@ extension ICEAgent {
 extension Outstanding {
     /// The role our request claimed: read back from the request bytes we
     /// signed, so a role switch since then does not confuse us.
-    func claimedRole(in _: STUNMessage) -> ICERole? {
+    var claimedRole: ICERole? {
         guard let request = try? STUNMessage.decode(transaction.request) else { return nil }
         if request.contains(.iceControlling) { return .controlling }
         if request.contains(.iceControlled) { return .controlled }
