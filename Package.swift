@@ -17,6 +17,7 @@ let package = Package(
 
         .target(name: "Wire", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "STUN", dependencies: ["Wire", "COpenSSL"]),
+        .target(name: "ICE", dependencies: ["Wire", "STUN"]),
         .target(name: "HTTP1", dependencies: ["Wire"]),
         .target(name: "WebSocket", dependencies: ["Wire", "HTTP1", "COpenSSL"]),
         .target(name: "Signaling", dependencies: ["Wire"]),
@@ -34,6 +35,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Wire", "Runtime"], path: "Tests/TestSupport"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "Wire", "TestSupport"]),
+        .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "Wire"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Wire", "TestSupport"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "Wire", "TestSupport"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "Wire", "TestSupport"]),

@@ -1,0 +1,222 @@
+import STUN
+
+/// An ICE agent (RFC 8445) for one UDP component, with trickle (RFC 8838)
+/// and consent freshness (RFC 7675), sans-IO.
+///
+/// The ICE module finds a working path between two peers behind NATs: it
+/// gathers host and server-reflexive candidates, pairs them with the peer's,
+/// runs paced, authenticated connectivity checks, resolves role conflicts,
+/// nominates a pair and then keeps asking the peer for consent to send.
+///
+/// The agent never touches a socket or a clock. The owner:
+/// - adds the local addresses it has sockets for (`addLocalInterface`) and
+///   STUN servers (`addSTUNServer`), and signals what the peer sends
+///   (`setRemoteCredentials`, `addRemoteCandidate`, `remoteEndOfCandidates`);
+/// - passes every received STUN datagram to `handleInput` (the caller
+///   demultiplexes with `Demux.classify`) and calls `handleTimeout(now:)`
+///   when `pollTimeout()` is due (a deadline at or before now means "now");
+/// - after every call drains `pollTransmit()` and `pollEvent()`.
+///
+/// Time is a `Duration` since any origin the owner picks; randomness
+/// (transaction ids, consent jitter) comes from the injected generator.
+public final class ICEAgent {
+    public internal(set) var role: ICERole
+    public internal(set) var localCredentials: ICECredentials
+    public internal(set) var remoteCredentials: ICECredentials?
+    public let tieBreaker: UInt64
+    public var config: ICEConfig
+    public internal(set) var state: ICEState = .new
+    /// The pair data flows on; kept through an ICE restart until a new one
+    /// is selected.
+    public internal(set) var selectedPair: ICEPair?
+
+    var random: any RandomNumberGenerator
+    var now: Duration
+    /// Start of the current generation, for `connectTimeout`.
+    var startedAt: Duration
+    var generation = 0
+
+    var localCandidates: [LocalCandidate] = []
+    var stunServers: [STUNAddress] = []
+    var remoteCandidates: [ICECandidate] = []
+    /// Trickled before the remote credentials arrived (RFC 8838 §11.3).
+    var bufferedRemoteCandidates: [ICECandidate] = []
+    var remoteEnded = false
+
+    var checkList = CheckList()
+    var transactions: [STUNTransactionID: Outstanding] = [:]
+    /// Start order of `transactions`, so timers fire deterministically.
+    var transactionOrder: [STUNTransactionID] = []
+    var nextCheckAt: Duration
+
+    var gatherJobs: [GatherJob] = []
+    var gatheringCompleteSent = false
+
+    var nominationAt: Duration?
+    var nominatingPair: Int?
+    var selectedID: Int?
+    var consent = ConsentState()
+
+    var transmits: [ICETransmit] = []
+    var events: [ICEEvent] = []
+
+    public init(
+        role: ICERole, localCredentials: ICECredentials, tieBreaker: UInt64, config: ICEConfig = ICEConfig(),
+        now: Duration, random: any RandomNumberGenerator = SystemRandomNumberGenerator()
+    ) {
+        self.role = role
+        self.localCredentials = localCredentials
+        self.tieBreaker = tieBreaker
+        self.config = config
+        self.now = now
+        self.startedAt = now
+        self.nextCheckAt = now
+        self.random = random
+    }
+
+    // MARK: - Inputs from the owner
+
+    public func setRemoteCredentials(ufrag: String, pwd: String) {
+        remoteCredentials = ICECredentials(ufrag: ufrag, pwd: pwd)
+        let buffered = bufferedRemoteCandidates
+        bufferedRemoteCandidates = []
+        for candidate in buffered { addRemoteCandidate(candidate) }
+    }
+
+    /// A trickled remote candidate. Candidates that cannot be checked (TCP,
+    /// mDNS names, other components) are remembered for diagnostics only.
+    public func addRemoteCandidate(_ candidate: ICECandidate) {
+        guard !state.isFailed else { return }
+        guard let credentials = remoteCredentials else {
+            if bufferedRemoteCandidates.count < config.maxRemoteCandidates { bufferedRemoteCandidates.append(candidate) }
+            return
+        }
+        // A candidate of an earlier generation (before the peer's restart).
+        if let ufrag = candidate.ufrag, ufrag != credentials.ufrag { return }
+        if remoteCandidates.contains(where: { $0.address != nil && $0.address == candidate.address && $0.isUDP == candidate.isUDP }) {
+            replacePeerReflexive(with: candidate)
+            return
+        }
+        guard remoteCandidates.count < config.maxRemoteCandidates else { return }
+        remoteCandidates.append(candidate)
+        guard let address = candidate.address, candidate.isUDP, candidate.component == 1, address.port != 0 else { return }
+        for local in localCandidates where local.candidate.type == .host && local.base.family == address.family {
+            checkList.add(local: local, remote: candidate, remoteAddress: address, limit: config.maxPairs)
+        }
+    }
+
+    /// The peer signalled end-of-candidates (an empty candidate string).
+    public func remoteEndOfCandidates() {
+        remoteEnded = true
+    }
+
+    /// A STUN datagram received on `localBase` from `source`. Responses to
+    /// our transactions and the peer's checks are handled; anything else is
+    /// dropped silently.
+    public func handleInput(_ datagram: [UInt8], from source: STUNAddress, to localBase: STUNAddress, now: Duration) {
+        advance(to: now)
+        guard let base = resolveBase(localBase), let message = try? STUNMessage.decode(datagram),
+              message.type.method == .binding
+        else { return }
+        switch message.type.messageClass {
+        case .request: handleCheckRequest(message, datagram: datagram, from: source, base: base)
+        case .successResponse, .errorResponse: handleResponse(message, datagram: datagram, from: source, base: base)
+        case .indication: break // keepalives from the peer (RFC 8445 §11)
+        }
+        runTimers()
+    }
+
+    public func handleTimeout(now: Duration) {
+        advance(to: now)
+        runTimers()
+    }
+
+    /// The next time `handleTimeout` must run; at or before the last `now`
+    /// when work is waiting (call it at once), `nil` when idle.
+    public func pollTimeout() -> Duration? {
+        var deadline: Duration?
+        func consider(_ time: Duration?) {
+            guard let time else { return }
+            deadline = min(deadline ?? time, time)
+        }
+        guard !state.isFailed else { return nil }
+        if gatherJobs.contains(where: { !$0.started }) || (!gatheringCompleteSent && gatherJobs.allSatisfy(\.finished)) {
+            consider(now)
+        }
+        for id in transactionOrder { consider(transactions[id]?.transaction.pollTimeout()) }
+        if remoteCredentials != nil, checkList.hasPendingChecks { consider(nextCheckAt) }
+        consider(nominationAt)
+        if selectedID == nil { consider(startedAt + config.connectTimeout) }
+        consider(consentDeadline())
+        return deadline
+    }
+
+    public func pollTransmit() -> ICETransmit? {
+        transmits.isEmpty ? nil : transmits.removeFirst()
+    }
+
+    public func pollEvent() -> ICEEvent? {
+        events.isEmpty ? nil : events.removeFirst()
+    }
+
+    /// Addresses application data (DTLS) to the selected pair; `nil` with
+    /// no pair or after consent was lost (RFC 7675 §5.1 forbids sending).
+    public func send(_ payload: [UInt8]) -> ICETransmit? {
+        guard let pair = selectedPair, !consent.lost else { return nil }
+        return ICETransmit(bytes: payload, source: pair.localBase, destination: pair.remoteAddress)
+    }
+
+    // MARK: - Internals shared by the extensions
+
+    func advance(to time: Duration) {
+        if time > now { now = time }
+    }
+
+    func emit(_ event: ICEEvent) {
+        events.append(event)
+    }
+
+    func setState(_ new: ICEState) {
+        guard new != state else { return }
+        state = new
+        emit(.stateChanged(new))
+    }
+
+    /// The bases this agent can send from.
+    var bases: [STUNAddress] {
+        localCandidates.filter { $0.candidate.type == .host }.map(\.base)
+    }
+
+    /// An exact base, or for a wildcard socket (0.0.0.0 / ::) the first
+    /// base of that family and port.
+    func resolveBase(_ address: STUNAddress) -> STUNAddress? {
+        let known = bases
+        if known.contains(address) { return address }
+        guard address.ip.allSatisfy({ $0 == 0 }) else { return nil }
+        return known.first { $0.family == address.family && $0.port == address.port }
+    }
+
+    /// One pass over every timer: transactions, paced checks, nomination,
+    /// consent, gathering and the failure verdict.
+    func runTimers() {
+        guard !state.isFailed else { return }
+        startPendingGathering()
+        serviceTransactions()
+        sendPacedCheck()
+        runNomination()
+        runConsent()
+        finishGatheringIfDone()
+        updateCompletion()
+        evaluateFailure()
+    }
+
+    func transmit(_ bytes: [UInt8], from base: STUNAddress, to destination: STUNAddress) {
+        transmits.append(ICETransmit(bytes: bytes, source: base, destination: destination))
+    }
+
+    func randomTransactionID() -> STUNTransactionID {
+        var id = STUNTransactionID.random(using: &random)
+        while transactions[id] != nil { id = STUNTransactionID.random(using: &random) }
+        return id
+    }
+}

@@ -1,0 +1,101 @@
+import STUN
+
+/// RFC 4787 behaviour of a NAT: how it maps and how it filters.
+enum Dependence: Hashable, Sendable {
+    case endpointIndependent
+    case addressDependent
+    case addressAndPortDependent
+}
+
+/// The NAT kinds the tests combine, with their classic names.
+enum NATKind: String, CaseIterable, Hashable, Sendable, CustomStringConvertible {
+    /// No NAT: the host has a public address.
+    case none
+    /// EIM + EIF ("full cone").
+    case fullCone
+    /// EIM + address-dependent filtering ("restricted cone").
+    case addressRestricted
+    /// EIM + address-and-port-dependent filtering ("port-restricted cone").
+    case portRestricted
+    /// Address-and-port-dependent mapping and filtering ("symmetric").
+    case symmetric
+    /// A firewall that drops all UDP in and out.
+    case udpBlocked
+
+    var mapping: Dependence { self == .symmetric ? .addressAndPortDependent : .endpointIndependent }
+
+    var filtering: Dependence {
+        switch self {
+        case .none, .fullCone: .endpointIndependent
+        case .addressRestricted: .addressDependent
+        case .portRestricted, .symmetric, .udpBlocked: .addressAndPortDependent
+        }
+    }
+
+    var description: String { rawValue }
+}
+
+/// A NAT between one private realm and the public one: mapping table and
+/// per-mapping filter permissions. Mappings never expire in these tests.
+final class NAT {
+    let kind: NATKind
+    let publicIP: [UInt8]
+    private var nextPort: UInt16 = 40000
+
+    private struct MappingKey: Hashable {
+        let internalAddress: STUNAddress
+        let destinationIP: [UInt8]?
+        let destinationPort: UInt16?
+    }
+
+    private struct Binding {
+        let internalAddress: STUNAddress
+        var permittedIPs: Set<[UInt8]> = []
+        var permittedAddresses: Set<STUNAddress> = []
+    }
+
+    private var mappings: [MappingKey: UInt16] = [:]
+    private var bindings: [UInt16: Binding] = [:]
+
+    init(kind: NATKind, publicIP: [UInt8]) {
+        self.kind = kind
+        self.publicIP = publicIP
+    }
+
+    /// The public source of a packet from `internalAddress` to
+    /// `destination`, creating the mapping and filter permission; `nil`
+    /// when UDP is blocked.
+    func outbound(from internalAddress: STUNAddress, to destination: STUNAddress) -> STUNAddress? {
+        guard kind != .udpBlocked else { return nil }
+        let key: MappingKey
+        switch kind.mapping {
+        case .endpointIndependent: key = MappingKey(internalAddress: internalAddress, destinationIP: nil, destinationPort: nil)
+        case .addressDependent: key = MappingKey(internalAddress: internalAddress, destinationIP: destination.ip, destinationPort: nil)
+        case .addressAndPortDependent:
+            key = MappingKey(internalAddress: internalAddress, destinationIP: destination.ip, destinationPort: destination.port)
+        }
+        let port: UInt16
+        if let existing = mappings[key] {
+            port = existing
+        } else {
+            port = nextPort
+            nextPort &+= 1
+            mappings[key] = port
+            bindings[port] = Binding(internalAddress: internalAddress)
+        }
+        bindings[port]?.permittedIPs.insert(destination.ip)
+        bindings[port]?.permittedAddresses.insert(destination)
+        return STUNAddress(ip: publicIP, port: port)
+    }
+
+    /// The internal destination of a packet arriving at `publicPort` from
+    /// `source`, or `nil` when the filter drops it.
+    func inbound(to publicPort: UInt16, from source: STUNAddress) -> STUNAddress? {
+        guard kind != .udpBlocked, let binding = bindings[publicPort] else { return nil }
+        switch kind.filtering {
+        case .endpointIndependent: return binding.internalAddress
+        case .addressDependent: return binding.permittedIPs.contains(source.ip) ? binding.internalAddress : nil
+        case .addressAndPortDependent: return binding.permittedAddresses.contains(source) ? binding.internalAddress : nil
+        }
+    }
+}

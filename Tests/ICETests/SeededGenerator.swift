@@ -1,0 +1,20 @@
+/// SplitMix64: a tiny deterministic generator so simulations and fuzz
+/// tests are reproducible from their seed.
+struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// True with probability `p` (0…1).
+    mutating func chance(_ p: Double) -> Bool {
+        p > 0 && Double(next() % 1_000_000) < p * 1_000_000
+    }
+}

@@ -1,0 +1,177 @@
+import ICE
+import STUN
+
+/// Per-packet conditions of the path between realms.
+struct LinkConditions: Sendable {
+    var delay: Duration = .milliseconds(10)
+    /// Extra random delay 0…jitter per packet, which also reorders.
+    var jitter: Duration = .zero
+    var loss: Double = 0
+    var duplication: Double = 0
+}
+
+/// A deterministic in-memory UDP network with a manual clock: a public
+/// realm, private realms behind NATs, endpoints and a STUN server.
+/// Packets within a realm take `lanDelay`; packets that cross the public
+/// internet take the `conditions` delay and suffer its loss, duplication
+/// and jitter. NAT filtering is applied on arrival, so a packet that
+/// reaches a NAT before the inside host has opened it is dropped, as in
+/// life.
+final class SimulatedNetwork {
+    final class Realm {
+        let name: String
+        let nat: NAT?
+        var endpoints: [STUNAddress: Endpoint] = [:]
+
+        init(name: String, nat: NAT?) {
+            self.name = name
+            self.nat = nat
+        }
+    }
+
+    /// Something bound to an address: an ICE peer or the STUN server.
+    enum Endpoint {
+        case peer(SimPeer)
+        case stunServer
+    }
+
+    private struct InFlight {
+        let at: Duration
+        let sequence: Int
+        let bytes: [UInt8]
+        let source: STUNAddress
+        let destination: STUNAddress
+        /// The realm whose address space `destination` is in.
+        let realm: Realm
+    }
+
+    var now: Duration = .zero
+    var rng: SeededGenerator
+    var conditions: LinkConditions
+    var lanDelay: Duration = .milliseconds(1)
+    let publicRealm = Realm(name: "internet", nat: nil)
+    private(set) var realms: [Realm] = []
+    private var queue: [InFlight] = []
+    private var sequence = 0
+    /// Hosts whose traffic is dropped in both directions (a cut cable).
+    var severed: Set<[UInt8]> = []
+    let stunResponder = STUNResponder(software: "sim")
+    private(set) var delivered = 0
+
+    init(seed: UInt64, conditions: LinkConditions = LinkConditions()) {
+        rng = SeededGenerator(seed: seed)
+        self.conditions = conditions
+        realms = [publicRealm]
+    }
+
+    func addRealm(_ name: String, nat: NAT) -> Realm {
+        let realm = Realm(name: name, nat: nat)
+        realms.append(realm)
+        return realm
+    }
+
+    func addSTUNServer(_ address: STUNAddress) {
+        publicRealm.endpoints[address] = .stunServer
+    }
+
+    var nextDelivery: Duration? { queue.first?.at }
+
+    /// Routes a datagram sent by an endpoint of `realm`.
+    func send(_ bytes: [UInt8], from source: STUNAddress, to destination: STUNAddress, in realm: Realm) {
+        guard !severed.contains(source.ip) else { return }
+        if realm.endpoints[destination] != nil || realm.nat == nil {
+            schedule(bytes, from: source, to: destination, realm: realm, local: realm.nat != nil)
+            return
+        }
+        // Leaves the private realm through its NAT.
+        guard let nat = realm.nat, let publicSource = nat.outbound(from: source, to: destination) else { return }
+        schedule(bytes, from: publicSource, to: destination, realm: publicRealm, local: false)
+    }
+
+    private func schedule(_ bytes: [UInt8], from source: STUNAddress, to destination: STUNAddress, realm: Realm, local: Bool) {
+        if !local && rng.chance(conditions.loss) { return }
+        let copies = !local && rng.chance(conditions.duplication) ? 2 : 1
+        for _ in 0..<copies {
+            var delay = local ? lanDelay : conditions.delay
+            if !local, conditions.jitter > .zero {
+                let ms = conditions.jitter.components.seconds * 1000 + conditions.jitter.components.attoseconds / 1_000_000_000_000_000
+                delay += .milliseconds(Int64(rng.next() % UInt64(max(ms, 1))))
+            }
+            sequence += 1
+            let packet = InFlight(at: now + delay, sequence: sequence, bytes: bytes, source: source, destination: destination, realm: realm)
+            let index = queue.firstIndex { ($0.at, $0.sequence) > (packet.at, packet.sequence) } ?? queue.count
+            queue.insert(packet, at: index)
+        }
+    }
+
+    /// Delivers every packet due by `now`.
+    func deliverDue() {
+        while let packet = queue.first, packet.at <= now {
+            queue.removeFirst()
+            arrive(packet)
+        }
+    }
+
+    private func arrive(_ packet: InFlight) {
+        guard !severed.contains(packet.source.ip), !severed.contains(packet.destination.ip) else { return }
+        if let endpoint = packet.realm.endpoints[packet.destination] {
+            deliver(packet.bytes, from: packet.source, to: packet.destination, endpoint: endpoint, realm: packet.realm)
+            return
+        }
+        // Addressed to a NAT's public side: filter, then into its realm.
+        guard packet.realm === publicRealm,
+              let inside = realms.first(where: { $0.nat?.publicIP == packet.destination.ip }),
+              let internalAddress = inside.nat?.inbound(to: packet.destination.port, from: packet.source),
+              let endpoint = inside.endpoints[internalAddress]
+        else { return }
+        deliver(packet.bytes, from: packet.source, to: internalAddress, endpoint: endpoint, realm: inside)
+    }
+
+    private func deliver(_ bytes: [UInt8], from source: STUNAddress, to destination: STUNAddress, endpoint: Endpoint, realm: Realm) {
+        guard !severed.contains(destination.ip) else { return }
+        delivered += 1
+        switch endpoint {
+        case .stunServer:
+            if let reply = stunResponder.respond(to: bytes, from: source, receivedOn: destination) {
+                send(reply, from: destination, to: source, in: realm)
+            }
+        case .peer(let peer):
+            peer.receive(bytes, from: source, to: destination, now: now)
+        }
+    }
+}
+
+/// One ICE agent bound to addresses in a realm.
+final class SimPeer {
+    let name: String
+    let agent: ICEAgent
+    let realm: SimulatedNetwork.Realm
+    let addresses: [STUNAddress]
+    var events: [ICEEvent] = []
+    var states: [ICEState] = []
+    var receivedData: [[UInt8]] = []
+
+    init(name: String, agent: ICEAgent, realm: SimulatedNetwork.Realm, addresses: [STUNAddress]) {
+        self.name = name
+        self.agent = agent
+        self.realm = realm
+        self.addresses = addresses
+    }
+
+    func receive(_ bytes: [UInt8], from source: STUNAddress, to local: STUNAddress, now: Duration) {
+        if Demux.classify(datagram: bytes) == .stun {
+            agent.handleInput(bytes, from: source, to: local, now: now)
+        } else {
+            receivedData.append(bytes)
+        }
+    }
+
+    var selectedPairs: [ICEPair] {
+        events.compactMap { if case .selectedPairChanged(let pair) = $0 { pair } else { nil } }
+    }
+
+    var failureReason: String? {
+        if case .failed(let reason) = agent.state { return reason }
+        return nil
+    }
+}
