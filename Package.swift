@@ -26,7 +26,7 @@ let package = Package(
             "Wire", "STUN", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL", "CShims",
         ]),
         .target(name: "ChatClient", dependencies: [
-            "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSodium",
+            "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "ICE", "CSodium",
         ]),
         .executableTarget(name: "chatcli", dependencies: [
             "ChatClient", "SignalingServer", "Runtime", "Wire",

@@ -14,6 +14,7 @@
 #include <netdb.h>
 #include <arpa/inet.h>
 #include <net/if.h>
+#include <ifaddrs.h>
 
 // OpenSSL macros
 long cshims_SSL_set_tlsext_host_name(SSL *ssl, const char *name);

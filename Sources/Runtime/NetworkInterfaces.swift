@@ -1,0 +1,36 @@
+import CShims
+import Glibc
+
+/// The machine's usable IP addresses, for ICE host candidates: every address
+/// of every interface that is up, IPv4 and IPv6 (link-local IPv6 is left out,
+/// as browsers do); loopback only when nothing else is up.
+public enum NetworkInterfaces {
+    public static func addresses() -> [SocketAddress] {
+        var head: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&head) == 0, let first = head else { return [] }
+        defer { freeifaddrs(head) }
+        var found: [SocketAddress] = []
+        var loopback: [SocketAddress] = []
+        var cursor: UnsafeMutablePointer<ifaddrs>? = first
+        while let entry = cursor {
+            defer { cursor = entry.pointee.ifa_next }
+            let flags = Int32(bitPattern: entry.pointee.ifa_flags)
+            guard flags & Int32(IFF_UP) != 0, let sa = entry.pointee.ifa_addr else { continue }
+            let family = Int32(sa.pointee.sa_family)
+            guard family == AF_INET || family == AF_INET6 else { continue }
+            var storage = sockaddr_storage()
+            withUnsafeMutableBytes(of: &storage) { dst in
+                let size = family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size
+                dst.copyMemory(from: UnsafeRawBufferPointer(start: sa, count: size))
+            }
+            guard let address = SocketAddress(storage: storage)?.with(port: 0) else { continue }
+            if address.family == .ipv6 && address.ipBytes.starts(with: [0xFE, 0x80]) { continue }
+            if address.isLoopback || flags & Int32(IFF_LOOPBACK) != 0 {
+                loopback.append(address)
+            } else if !found.contains(address) {
+                found.append(address)
+            }
+        }
+        return found.isEmpty ? loopback : found
+    }
+}
