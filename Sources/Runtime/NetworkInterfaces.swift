@@ -3,9 +3,9 @@ import Glibc
 
 /// The machine's usable IP addresses, for ICE host candidates: every address
 /// of every interface that is up, IPv4 and IPv6 (link-local IPv6 is left out,
-/// as browsers do); loopback only when nothing else is up.
+/// as browsers do); loopback only when asked for or when nothing else is up.
 public enum NetworkInterfaces {
-    public static func addresses() -> [SocketAddress] {
+    public static func addresses(includeLoopback: Bool = false) -> [SocketAddress] {
         var head: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&head) == 0, let first = head else { return [] }
         defer { freeifaddrs(head) }
@@ -25,7 +25,7 @@ public enum NetworkInterfaces {
             }
             guard let address = SocketAddress(storage: storage)?.with(port: 0) else { continue }
             if address.family == .ipv6 && address.ipBytes.starts(with: [0xFE, 0x80]) { continue }
-            if address.isLoopback || flags & Int32(IFF_LOOPBACK) != 0 {
+            if !includeLoopback && (address.isLoopback || flags & Int32(IFF_LOOPBACK) != 0) {
                 loopback.append(address)
             } else if !found.contains(address) {
                 found.append(address)

@@ -7,8 +7,29 @@ import STUN
 final class STUNService {
     private var sockets: [UDPSocket] = []
 
+    /// A wildcard `host` binds each local address separately, so every
+    /// answer knows the address it came in on (for OTHER-ADDRESS and
+    /// RESPONSE-ORIGIN) and leaves from it.
     init(loop: EventLoop, host: SocketAddress, port: UInt16) throws(RuntimeError) {
         guard port < UInt16.max else { throw RuntimeError(kind: .invalidArgument, reason: "the STUN port must be below 65535 (it uses the next port too)") }
+        let hosts = host.isUnspecified
+            ? NetworkInterfaces.addresses(includeLoopback: true).filter { host.family == .ipv6 || $0.family == .ipv4 }
+            : [host]
+        var firstError: RuntimeError?
+        for address in hosts {
+            do {
+                try bind(loop: loop, host: address, port: port)
+            } catch {
+                // An address that cannot be bound (say, a tentative IPv6 one) is skipped,
+                // unless it was the one asked for.
+                if !host.isUnspecified { throw error }
+                firstError = firstError ?? error
+            }
+        }
+        if sockets.isEmpty { throw firstError ?? RuntimeError(kind: .invalidArgument, reason: "no local address for STUN") }
+    }
+
+    private func bind(loop: EventLoop, host: SocketAddress, port: UInt16) throws(RuntimeError) {
         for (mine, other) in [(port, port + 1), (port + 1, port)] {
             let socket = try UDPSocket(loop: loop, bind: host.with(port: mine))
             let responder = STUNResponder(software: "chatcli", otherAddress: .port(other))

@@ -46,7 +46,21 @@ enum Commands {
         positionals: 1...1
     )
 
-    static let all = [serve, create, join]
+    static let doctor = CommandSpec(
+        name: "doctor",
+        usage: "doctor [--server URL] [--json]",
+        summary: "Check the signaling server and classify this network's NAT: can chats here go direct?",
+        options: [
+            .value("server", "URL", "Signaling server (default $CHATCLI_SERVER, then \(defaultServer))."),
+            .value("ice-server", "URL", "STUN server to test against instead of the server's (stun:HOST:PORT).", repeatable: true),
+            .value("ca-file", "F", "Trust this CA (PEM) for an https:// server instead of the system store."),
+            .flag("json", "Print one JSON object (srflx, nat, server checks)."),
+        ],
+        positionals: 0...0,
+        details: "NAT kinds: none, endpoint-independent, address-dependent, address-and-port-dependent, udp-blocked."
+    )
+
+    static let all = [serve, create, join, doctor]
 
     static let mainHelp = """
         chatcli — ephemeral, end-to-end encrypted peer-to-peer chat for the terminal.
@@ -55,6 +69,7 @@ enum Commands {
           chatcli create [options]        start a chat and print a code for your peer
           chatcli join CODE [options]     join a chat with the code your peer gave you
           chatcli serve [options]         run the signaling server (REST, WebSocket, STUN)
+          chatcli doctor [options]        check the server and this network's NAT
 
         Run 'chatcli COMMAND --help' for a command's options.
         Exit status: 0 normal end, 1 failure, 2 usage error, 130 interrupted.

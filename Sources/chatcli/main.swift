@@ -38,5 +38,6 @@ if parsed.has("help") {
 switch spec.name {
 case "serve": exit(ServeCommand.run(parsed))
 case "create", "join": exit(ChatCommand.run(parsed, join: spec.name == "join"))
+case "doctor": exit(DoctorCommand.run(parsed))
 default: usageFailure("unknown command '\(name)'")
 }

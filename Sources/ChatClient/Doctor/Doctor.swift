@@ -1,0 +1,167 @@
+import HTTP1
+import Runtime
+import STUN
+import Wire
+
+/// `chatcli doctor`: is the signaling server reachable (and its TLS sound),
+/// which ICE servers does it hand out, and how does this host's NAT map UDP
+/// (RFC 5780 tests against the server's two STUN ports)?
+public final class Doctor {
+    public struct Report: Sendable {
+        public var server: String
+        public var reachable = false
+        public var tls: Bool
+        public var latencyMilliseconds: Double?
+        public var serverError: String?
+        public var iceServers: [String] = []
+        public var stunServer: String?
+        public var stunRTTMilliseconds: Double?
+        public var srflx: String?
+        /// Nil when no STUN server could be tried or the server was unreachable and STUN silent.
+        public var nat: NATBehaviour?
+
+        var summary: String {
+            if let nat { return nat.meaning }
+            return "The NAT could not be tested: " + (reachable ? "no STUN server was available." : "the server is unreachable.")
+        }
+
+        public var json: JSON {
+            .object([
+                "server": .string(server), "reachable": .bool(reachable), "tls": .bool(tls),
+                "latency_ms": latencyMilliseconds.map { .number(Doctor.rounded($0)) } ?? .null,
+                "server_error": serverError.map(JSON.string) ?? .null,
+                "ice_servers": .array(iceServers.map(JSON.string)),
+                "stun": stunServer.map(JSON.string) ?? .null,
+                "stun_rtt_ms": stunRTTMilliseconds.map { .number(Doctor.rounded($0)) } ?? .null,
+                "srflx": srflx.map(JSON.string) ?? .null,
+                "nat": nat.map { .string($0.rawValue) } ?? .null, "summary": .string(summary),
+            ])
+        }
+
+        public var text: String {
+            var lines: [String] = []
+            if reachable {
+                let ms = latencyMilliseconds.map { " in \(Doctor.rounded($0)) ms" } ?? ""
+                lines.append("Server:  \(server) answered\(ms)\(tls ? " over verified TLS" : " (plain HTTP)").")
+            } else {
+                lines.append("Server:  \(server) is NOT reachable. \(serverError ?? "It did not answer.")")
+            }
+            lines.append("ICE:     " + (iceServers.isEmpty ? "none offered" : iceServers.joined(separator: ", ")))
+            if let srflx {
+                let rtt = stunRTTMilliseconds.map { " (STUN round trip \(Doctor.rounded($0)) ms)" } ?? ""
+                lines.append("Address: this host is seen as \(srflx)\(rtt).")
+            }
+            lines.append("NAT:     " + (nat.map { "\($0.rawValue). " } ?? "") + summary)
+            return lines.joined(separator: "\n")
+        }
+    }
+
+    let loop: EventLoop
+    let http: HTTPClient
+    let server: ServerURL
+    let extraICEServers: [String]
+    var report: Report
+
+    public init(loop: EventLoop, connector: Connector, extraICEServers: [String]) {
+        self.loop = loop
+        self.http = HTTPClient(connector: connector)
+        self.server = connector.server
+        self.extraICEServers = extraICEServers
+        report = Report(server: connector.server.description, tls: connector.server.secure)
+    }
+
+    public func run(_ done: @escaping (Report) -> Void) {
+        let started = loop.now
+        var health = HTTPRequest(method: "GET", target: "/healthz")
+        health.headers.add("Host", server.authority)
+        http.send(health, timeout: .seconds(10)) { [self] result in
+            switch result {
+            case .success(let response):
+                report.reachable = true
+                report.latencyMilliseconds = Doctor.milliseconds(loop.now - started)
+                if response.status != 200 { report.serverError = "GET /healthz answered \(response.status) (not a chatcli server?)" }
+                fetchICEServers(done)
+            case .failure(let error):
+                report.serverError = error.message
+                useICEServers([], done)
+            }
+        }
+    }
+
+    private func fetchICEServers(_ done: @escaping (Report) -> Void) {
+        http.send(RoomAPI.iceServersRequest(authority: server.authority)) { [self] result in
+            var urls: [String] = []
+            if case .success(let response) = result, response.status == 200,
+               let list = (try? JSON.parse(response.body))?["iceServers"]?.arrayValue {
+                for entry in list {
+                    urls += entry["urls"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                    if let single = entry["urls"]?.stringValue { urls.append(single) }
+                }
+            }
+            useICEServers(urls, done)
+        }
+    }
+
+    private func useICEServers(_ offered: [String], _ done: @escaping (Report) -> Void) {
+        http.close()
+        // Inviso offers none: fall back to the signaling host's STUN port, as clients do.
+        let urls = offered.isEmpty ? ["stun:\(server.authorityHost):3478"] : offered
+        report.iceServers = urls + extraICEServers
+        guard let stun = (extraICEServers + urls).lazy.compactMap(ICEServerURL.init).first(where: { $0.isSTUN }),
+              let address = try? Resolver.resolve(host: stun.host, port: stun.port).first,
+              let target = STUNAddress(address) else {
+            done(report)
+            return
+        }
+        report.stunServer = address.description
+        probe(target, family: address.family, done)
+    }
+
+    private func probe(_ target: STUNAddress, family: SocketAddress.Family, _ done: @escaping (Report) -> Void) {
+        let probe: STUNProbe
+        do {
+            probe = try STUNProbe(loop: loop, family: family)
+        } catch {
+            done(report)
+            return
+        }
+        var tests = NATClassifier(server: target)
+        let port = probe.socket.localAddress.port
+        tests.localAddresses = NetworkInterfaces.addresses(includeLoopback: true).compactMap { STUNAddress($0.with(port: port)) }
+        let finish = { [self] in
+            probe.close()
+            let behaviour = tests.behaviour
+            // Silence from a server we could not reach says nothing about UDP.
+            report.nat = behaviour == .udpBlocked && !report.reachable ? nil : behaviour
+            report.srflx = tests.mappedI?.description
+            done(report)
+        }
+        probe.query(target) { [self] message, rtt in
+            guard let message, let mapped = message.reflexiveAddress else { return finish() }
+            tests.mappedI = mapped
+            tests.other = message.otherAddress
+            report.stunRTTMilliseconds = Doctor.milliseconds(rtt)
+            guard let second = tests.targetII else { return finish() }
+            probe.query(second) { message, _ in
+                tests.mappedII = message?.reflexiveAddress
+                guard let third = tests.targetIII, tests.mappedII != tests.mappedI else { return finish() }
+                probe.query(third) { message, _ in
+                    tests.mappedIII = message?.reflexiveAddress
+                    finish()
+                }
+            }
+        }
+    }
+
+    static func milliseconds(_ d: Duration) -> Double {
+        let (s, atto) = d.components
+        return Double(s) * 1000 + Double(atto) / 1e15
+    }
+
+    static func rounded(_ ms: Double) -> Double { (ms * 10).rounded() / 10 }
+}
+
+extension ServerURL {
+    /// The host as a URL wants it (IPv6 in brackets), without the port.
+    var authorityHost: String { host.contains(":") ? "[\(host)]" : host }
+}
