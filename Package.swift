@@ -44,7 +44,7 @@ let package = Package(
             "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport",
         ]),
         .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "Wire", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Wire", "STUN"], exclude: ["Python"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Wire", "STUN", "ICE", "Runtime", "ChatClient"], exclude: ["Python"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,7 +7,7 @@ CHATCLI_APT_PACKAGES=(
   tmux iproute2 iptables coturn
 )
 # PyPI packages for the independent interop peers.
-CHATCLI_PIP_PACKAGES=(websockets)
+CHATCLI_PIP_PACKAGES=(websockets aiortc)
 
 ensure_system_packages() {
   local missing=()
@@ -26,7 +26,7 @@ ensure_system_packages() {
 
 ensure_python_venv() {
   local venv=.build/venv
-  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import websockets' 2>/dev/null; then
+  if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c 'import websockets, aiortc, aioice' 2>/dev/null; then
     echo "==> preparing Python venv in $venv (${CHATCLI_PIP_PACKAGES[*]})"
     mkdir -p .build
     python3 -m venv "$venv"
