@@ -81,9 +81,12 @@ public typealias ClientID = DeviceID
 
 extension Hex {
     static func encodeRandom<G: RandomNumberGenerator>(byteCount: Int, using generator: inout G) -> String {
+        // Eight bytes per draw: the system generator is a syscall per call.
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(byteCount)
-        for _ in 0..<byteCount { bytes.append(UInt8.random(in: 0...255, using: &generator)) }
-        return Hex.encode(bytes)
+        bytes.reserveCapacity(byteCount + 7)
+        while bytes.count < byteCount {
+            withUnsafeBytes(of: generator.next()) { bytes.append(contentsOf: $0) }
+        }
+        return Hex.encode(bytes.prefix(byteCount))
     }
 }

@@ -17,7 +17,9 @@ public final class SQLiteRoomStore: RoomStore {
     private let remove: OpaquePointer
     private let selectAll: OpaquePointer
 
-    public init(path: String, busyTimeoutMilliseconds: Int32 = 5000) throws(RoomStoreError) {
+    /// With `autoCheckpoint` off, commits never wait for a WAL checkpoint
+    /// (and its fsync); someone must run `WALCheckpointer` instead.
+    public init(path: String, busyTimeoutMilliseconds: Int32 = 5000, autoCheckpoint: Bool = true) throws(RoomStoreError) {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
@@ -31,6 +33,7 @@ public final class SQLiteRoomStore: RoomStore {
             sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
             try SQLiteRoomStore.exec(db, "PRAGMA journal_mode=WAL")
             try SQLiteRoomStore.exec(db, "PRAGMA synchronous=NORMAL")
+            if !autoCheckpoint { try SQLiteRoomStore.exec(db, "PRAGMA wal_autocheckpoint=0") }
             try SQLiteRoomStore.migrate(db)
             for sql in [
                 "INSERT OR REPLACE INTO rooms (joinid, client1, client2, roomid, exp_ms, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",

@@ -36,12 +36,13 @@ public final class SignalingService {
         log = AccessLog(showAddresses: config.logAddresses)
         do {
             registry = try RoomRegistry(
-                store: SQLiteRoomStore(path: config.databasePath),
+                store: SQLiteRoomStore(path: config.databasePath, autoCheckpoint: false),
                 random: SystemRandomNumberGenerator(),
                 rateLimiter: AcceptRateLimiter(limit: config.missedAcceptsPerMinute, windowSeconds: 60))
         } catch {
             throw ServerError("cannot open the room database \(config.databasePath): \(error)")
         }
+        WALCheckpointer.start(path: config.databasePath)
         router = RESTRouter(
             registry: registry,
             iceServers: ICEServerConfiguration(stunPort: Int(config.stunPort), turnURLs: config.turnURLs, turnSecret: config.turnSecret, fallbackHost: config.host),

@@ -16,9 +16,14 @@ enum ServeCommand {
         }
         do {
             let loop = try EventLoop()
-            let service = try SignalingService(loop: loop, config: config)
-            try loop.onSignal([SIGINT, SIGTERM]) { _ in service.shutdown { loop.stop() } }
-            try service.start()
+            // Signals are blocked (for signalfd) before the service starts its
+            // checkpoint thread, which inherits the mask.
+            var service: SignalingService?
+            try loop.onSignal([SIGINT, SIGTERM]) { _ in
+                if let service { service.shutdown { loop.stop() } } else { loop.stop() }
+            }
+            service = try SignalingService(loop: loop, config: config)
+            try service?.start()
             loop.run()
             return 0
         } catch let error as ServerError {
