@@ -13,7 +13,7 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .target(name: "CShims", dependencies: ["COpenSSL", "CSQLite"]),
+        .target(name: "CShims", dependencies: ["COpenSSL", "CSQLite", "CReadline"], linkerSettings: [.linkedLibrary("readline")]),
 
         .target(name: "Wire", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "STUN", dependencies: ["Wire", "COpenSSL"]),
@@ -28,8 +28,9 @@ let package = Package(
         .target(name: "ChatClient", dependencies: [
             "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "ICE", "CSodium",
         ]),
+        .target(name: "Terminal", dependencies: ["CReadline", "CShims"]),
         .executableTarget(name: "chatcli", dependencies: [
-            "ChatClient", "SignalingServer", "Runtime", "Wire",
+            "ChatClient", "SignalingServer", "Runtime", "Terminal", "Wire",
         ]),
 
         .target(name: "TestSupport", dependencies: ["Wire", "Runtime"], path: "Tests/TestSupport"),

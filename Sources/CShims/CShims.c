@@ -15,3 +15,10 @@ int cshims_SSL_ERROR_WANT_READ(void) { return SSL_ERROR_WANT_READ; }
 sqlite3_destructor_type cshims_sqlite_transient(void) { return SQLITE_TRANSIENT; }
 int cshims_errno(void) { return errno; }
 int cshims_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) { return accept4(fd, addr, len, flags); }
+
+int cshims_rl_point(void) { return rl_point; }
+void cshims_rl_set_point(int point) { rl_point = point; }
+int cshims_rl_end(void) { return rl_end; }
+const char *cshims_rl_line_buffer(void) { return rl_line_buffer; }
+void cshims_rl_set_catch_signals(int on) { rl_catch_signals = on; rl_catch_sigwinch = on; }
+void cshims_rl_set_erase_empty_line(int on) { rl_erase_empty_line = on; }

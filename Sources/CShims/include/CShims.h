@@ -15,6 +15,9 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <ifaddrs.h>
+#include <stdio.h>
+#include <readline/readline.h>
+#include <readline/history.h>
 
 // OpenSSL macros
 long cshims_SSL_set_tlsext_host_name(SSL *ssl, const char *name);
@@ -34,5 +37,13 @@ int cshims_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 
 // errno as a function (thread-local C global)
 int cshims_errno(void);
+
+// GNU readline globals
+int cshims_rl_point(void);
+void cshims_rl_set_point(int point);
+int cshims_rl_end(void);
+const char *cshims_rl_line_buffer(void);
+void cshims_rl_set_catch_signals(int on);
+void cshims_rl_set_erase_empty_line(int on);
 
 #endif
