@@ -179,12 +179,21 @@ public final class DTLSEndpoint {
 
     /// Encrypts `plaintext` as one application-data record in one datagram.
     public func send(_ plaintext: [UInt8]) throws(DTLSError) {
+        // withUnsafeBytes only rethrows `any Error`, so carry the typed error out.
+        let result: Result<Void, DTLSError> = plaintext.withUnsafeBytes { buffer in
+            do throws(DTLSError) { try send(buffer); return .success(()) } catch { return .failure(error) }
+        }
+        try result.get()
+    }
+
+    /// The same from a caller's buffer (e.g. an SCTP packet built in place), no copy.
+    public func send(_ plaintext: UnsafeRawBufferPointer) throws(DTLSError) {
         guard state == .connected else { throw .notConnected }
         let limit = maxPlaintextSize
         guard plaintext.count <= limit else { throw .messageTooLarge(size: plaintext.count, limit: limit) }
-        guard !plaintext.isEmpty else { return }
+        guard let base = plaintext.baseAddress, !plaintext.isEmpty else { return }
         OpenSSLErrors.clear()
-        let written = plaintext.withUnsafeBytes { SSL_write(ssl, $0.baseAddress, Int32($0.count)) }
+        let written = SSL_write(ssl, base, Int32(plaintext.count))
         if written <= 0 {
             let error = DTLSError.connectionFailed(OpenSSLErrors.drain())
             fail(error)
@@ -247,6 +256,10 @@ public final class DTLSEndpoint {
             case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
                 return
             case SSL_ERROR_ZERO_RETURN:
+                // Answer with our own close_notify (RFC 5246 §7.2.1), then stop.
+                OpenSSLErrors.clear()
+                _ = SSL_shutdown(ssl)
+                _ = OpenSSLErrors.drain()
                 state = .closed
                 events.append(.closed)
             default:

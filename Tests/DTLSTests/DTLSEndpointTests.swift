@@ -132,7 +132,11 @@ import DTLS
         let pair = try EndpointPair()
         pair.settle()
         pair.client.close()
-        pair.settle()
+        let closeNotify = try #require(pair.client.pollTransmit())
+        #expect(closeNotify.count == 13 + 8 + 2 + 16)  // one encrypted alert record
+        pair.server.handleInput(datagram: closeNotify)
+        while let e = pair.server.pollEvent() { pair.serverEvents.append(e) }
+        #expect(pair.server.pollTransmit() != nil)  // the server answers with its own
         #expect(pair.serverEvents.last == .closed)
         #expect(pair.server.state == .closed)
         #expect(pair.client.state == .closed)
