@@ -47,3 +47,8 @@ public enum SAS {
         return [UInt8(truncatingIfNeeded: name.count)] + name + [UInt8(truncatingIfNeeded: f.bytes.count)] + f.bytes
     }
 }
+
+extension SAS {
+    /// The 256 words, index = byte value (for display or tests).
+    public static var wordList: [String] { words }
+}

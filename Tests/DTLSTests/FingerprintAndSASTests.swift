@@ -101,3 +101,11 @@ private extension String {
         split(separator: a, omittingEmptySubsequences: false).joined(separator: b)
     }
 }
+
+@Suite struct SASWordListTests {
+    @Test func wordListHas256DistinctShortWords() {
+        #expect(SAS.wordList.count == 256)
+        #expect(Set(SAS.wordList).count == 256)
+        #expect(SAS.wordList.allSatisfy { $0.count <= 8 && $0.allSatisfy { ("a"..."z").contains($0) } })
+    }
+}
