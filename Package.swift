@@ -22,6 +22,8 @@ let package = Package(
         .target(name: "WebSocket", dependencies: ["Wire", "HTTP1", "COpenSSL"]),
         .target(name: "Signaling", dependencies: ["Wire"]),
         .target(name: "Runtime", dependencies: ["Wire", "COpenSSL", "CShims"]),
+        .target(name: "DTLS", dependencies: ["Wire", "COpenSSL", "CShims"]),
+        .target(name: "SDP", dependencies: ["Wire"]),
         .target(name: "SignalingServer", dependencies: [
             "Wire", "STUN", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL", "CShims",
         ]),
@@ -40,6 +42,8 @@ let package = Package(
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Wire", "TestSupport"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "Wire", "TestSupport"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "Wire", "TestSupport"]),
+        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "Wire"]),
+        .testTarget(name: "SDPTests", dependencies: ["SDP", "Wire"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Wire", "TestSupport"]),
         .testTarget(name: "SignalingServerTests", dependencies: [
             "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport",

@@ -12,6 +12,17 @@ long cshims_DTLSv1_get_timeout(SSL *ssl, struct timeval *tv) { return DTLSv1_get
 long cshims_DTLSv1_handle_timeout(SSL *ssl) { return DTLSv1_handle_timeout(ssl); }
 long cshims_SSL_set_mtu(SSL *ssl, long mtu) { return SSL_set_mtu(ssl, mtu); }
 int cshims_SSL_ERROR_WANT_READ(void) { return SSL_ERROR_WANT_READ; }
+long cshims_DTLS_set_link_mtu(SSL *ssl, long mtu) { return DTLS_set_link_mtu(ssl, mtu); }
+long cshims_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version) { return SSL_CTX_set_max_proto_version(ctx, version); }
+long cshims_SSL_CTX_set1_groups_list(SSL_CTX *ctx, const char *list) { return SSL_CTX_set1_groups_list(ctx, list); }
+long cshims_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) { return SSL_CTX_set_session_cache_mode(ctx, mode); }
+long cshims_SSL_SESS_CACHE_OFF(void) { return SSL_SESS_CACHE_OFF; }
+uint64_t cshims_dtls_options(void) {
+    return SSL_OP_NO_QUERY_MTU | SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION
+        | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION;
+}
+void cshims_BIO_set_retry_read(BIO *bio) { BIO_set_retry_read(bio); }
+void cshims_BIO_clear_retry_flags(BIO *bio) { BIO_clear_retry_flags(bio); }
 sqlite3_destructor_type cshims_sqlite_transient(void) { return SQLITE_TRANSIENT; }
 int cshims_errno(void) { return errno; }
 int cshims_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) { return accept4(fd, addr, len, flags); }

@@ -29,6 +29,19 @@ long cshims_DTLSv1_handle_timeout(SSL *ssl);
 long cshims_SSL_set_mtu(SSL *ssl, long mtu);
 int cshims_SSL_ERROR_WANT_READ(void);
 
+// DTLS (Sources/DTLS): macros around SSL_ctrl / SSL_CTX_ctrl and 64-bit option bits
+long cshims_DTLS_set_link_mtu(SSL *ssl, long mtu);
+long cshims_SSL_CTX_set_max_proto_version(SSL_CTX *ctx, int version);
+long cshims_SSL_CTX_set1_groups_list(SSL_CTX *ctx, const char *list);
+long cshims_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode);
+long cshims_SSL_SESS_CACHE_OFF(void);
+/// SSL_OP_NO_QUERY_MTU | SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION |
+/// SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION
+uint64_t cshims_dtls_options(void);
+/// BIO_set_retry_read / BIO_clear_retry_flags
+void cshims_BIO_set_retry_read(BIO *bio);
+void cshims_BIO_clear_retry_flags(BIO *bio);
+
 // SQLite's SQLITE_TRANSIENT destructor constant
 sqlite3_destructor_type cshims_sqlite_transient(void);
 
