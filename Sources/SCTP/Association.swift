@@ -18,6 +18,7 @@ public final class SCTPAssociation {
     }
 
     public let config: SCTPConfig
+    public internal(set) var statistics = SCTPStatistics()
     var state: State = .closed
     /// Set once `.closed` was reported; nothing happens afterwards.
     var terminated = false

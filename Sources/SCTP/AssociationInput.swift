@@ -5,6 +5,7 @@ extension SCTPAssociation {
         self.now = now
         guard !terminated, let packet = SCTPPacket.decode(bytes), !packet.chunks.isEmpty else { return }
         guard verificationTagAcceptable(packet) else { return }
+        statistics.packetsReceived += 1
         var receivedData = false
         let cumBefore = tracker.cumulativeTSN
         chunkLoop: for chunk in packet.chunks {

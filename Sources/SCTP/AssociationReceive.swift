@@ -9,7 +9,9 @@ extension SCTPAssociation {
     func handleData(_ d: DataChunk) {
         guard acceptsData else { return }
         sackNeeded = true
+        statistics.dataChunksReceived += 1
         guard tracker.isNew(d.tsn) else {
+            statistics.duplicateChunksReceived += 1
             if !tracker.isTooFarAhead(d.tsn) { tracker.noteDuplicate(d.tsn) }
             sackImmediately = true
             return
@@ -64,6 +66,7 @@ extension SCTPAssociation {
         let sack = SackChunk(cumulativeTSNAck: tracker.cumulativeTSN, advertisedReceiverWindowCredit: UInt32(window),
                              gapAckBlocks: tracker.gapBlocks(limit: maxBlocks), duplicateTSNs: tracker.duplicates)
         tracker.clearDuplicates()
+        statistics.sacksSent += 1
         sackNeeded = false
         sackImmediately = false
         dataPacketsSinceSack = 0

@@ -50,6 +50,7 @@ extension SCTPAssociation {
                         flightSize -= size
                     }
                     if highestNewlyAcked.map({ tsnLess($0, tsn) }) ?? true { highestNewlyAcked = tsn }
+                    if retransmissionQueue[i].transmissions == 1 { rttSample = now - retransmissionQueue[i].sentAt }
                 }
                 if tsn == last { break }
                 tsn &+= 1
@@ -65,6 +66,7 @@ extension SCTPAssociation {
                 if retransmissionQueue[i].gapAcked || retransmissionQueue[i].needsRetransmit { continue }
                 retransmissionQueue[i].missIndications += 1
                 if retransmissionQueue[i].missIndications >= 3 {
+                    statistics.fastRetransmissions += 1
                     markForRetransmit(at: i, tsn: tsn)
                     lossDetected = true
                 }
@@ -107,6 +109,7 @@ extension SCTPAssociation {
     /// retransmit every outstanding chunk not yet gap-acknowledged.
     func handleRetransmissionTimeout() {
         errorCount += 1
+        statistics.t3Expirations += 1
         if errorCount > config.maxAssociationRetransmits {
             terminate(.timeout, sendAbort: true)
             return

@@ -93,6 +93,7 @@ extension SCTPAssociation {
             retransmissionQueue[i].missIndications = 0
             retransmissionQueue[i].sentAt = now
             flightSize += c.size
+            statistics.retransmittedChunks += 1
             taken += 1
             wrote = true
         }
@@ -116,6 +117,7 @@ extension SCTPAssociation {
             retransmissionQueue.append(OutstandingChunk(flags: d.flags, streamID: d.streamID, streamSequence: d.streamSequence,
                                                         ppid: d.ppid, payload: d.userData, sentAt: now))
             flightSize += n
+            statistics.dataChunksSent += 1
             peerReceiverWindow = max(0, peerReceiverWindow - n)
             wrote = true
         }
