@@ -16,9 +16,10 @@ extension SCTPAssociation {
             sackImmediately = true
             return
         }
-        // Out of buffer space: drop anything but the next expected TSN, which
-        // is always taken so a full window can never deadlock (§6.2).
-        if d.tsn != tracker.cumulativeTSN &+ 1 && d.userData.count > receiverWindow { return }
+        // Out of buffer space: drop (§6.2). The next expected TSN is still
+        // taken while the space is held by incomplete messages only, since
+        // only it can complete them: a full window cannot deadlock.
+        if d.userData.count > receiverWindow && (d.tsn != tracker.cumulativeTSN &+ 1 || eventBytes > 0) { return }
         tracker.receive(d.tsn)
         if d.userData.isEmpty { return }  // §3.3.1: no user data; acknowledge, deliver nothing
         if d.streamID >= inboundStreamCount {

@@ -63,10 +63,12 @@ extension SCTPAssociation {
             for i in retransmissionQueue.indices {
                 let tsn = retransmissionQueue.tsn(at: i)
                 if !tsnLess(tsn, htna) { break }
-                if retransmissionQueue[i].gapAcked || retransmissionQueue[i].needsRetransmit { continue }
+                if retransmissionQueue[i].gapAcked || retransmissionQueue[i].needsRetransmit
+                    || retransmissionQueue[i].fastRetransmitted { continue }
                 retransmissionQueue[i].missIndications += 1
                 if retransmissionQueue[i].missIndications >= 3 {
                     statistics.fastRetransmissions += 1
+                    retransmissionQueue[i].fastRetransmitted = true
                     markForRetransmit(at: i, tsn: tsn)
                     lossDetected = true
                 }

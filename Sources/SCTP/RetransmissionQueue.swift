@@ -13,6 +13,8 @@ struct OutstandingChunk {
     var inFlight = true
     var missIndications = 0
     var needsRetransmit = false
+    /// Fast retransmit happens once per chunk; later losses are T3's job.
+    var fastRetransmitted = false
 
     var size: Int { payload.count }
 }
