@@ -22,6 +22,8 @@ public final class SCTPAssociation {
     var state: State = .closed
     /// Set once `.closed` was reported; nothing happens afterwards.
     var terminated = false
+    /// `close()` was called during the handshake.
+    var closeRequested = false
     var now: Duration = .zero
 
     // Identity, fixed at creation.
@@ -195,8 +197,11 @@ public final class SCTPAssociation {
         case .established:
             state = .shutdownPending
             maybeStartShutdown()
-        case .closed, .cookieWait, .cookieEchoed:
-            terminate(.shutdown, sendAbort: state != .closed)
+        case .cookieWait, .cookieEchoed:
+            // Let queued data go out first: shut down once established.
+            closeRequested = true
+        case .closed:
+            terminate(.shutdown, sendAbort: false)
         default: break
         }
     }

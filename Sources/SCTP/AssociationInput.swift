@@ -146,6 +146,10 @@ extension SCTPAssociation {
         t1Chunk = nil
         state = .established
         emit(.connected)
+        if closeRequested {
+            state = .shutdownPending
+            maybeStartShutdown()
+        }
     }
 
     func handleError(_ causes: ArraySlice<UInt8>) {

@@ -4,7 +4,7 @@ extension SCTPAssociation {
     /// Requests an Outgoing SSN Reset for `streams` once all data already
     /// queued on them has been sent. `.outgoingStreamReset` reports success.
     public func resetStreams(_ streams: [UInt16]) throws(SCTPError) {
-        guard !terminated, state == .established else { throw .notConnected }
+        guard !terminated, [.established, .cookieWait, .cookieEchoed].contains(state) else { throw .notConnected }
         for s in streams where !pendingResets.contains(s) && !(reconfigRequest?.streams.contains(s) ?? false) {
             pendingResets.append(s)
         }
