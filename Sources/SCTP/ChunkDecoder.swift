@@ -79,8 +79,11 @@ enum ChunkDecoder {
             case InitParameter.supportedExtensionsType: params.append(.supportedExtensions(Array(v.rest())))
             default:
                 params.append(.unknown(type: ptype, value: v.readBytes(v.remaining) ?? []))
-                // Upper bits 00/01: stop processing further parameters (RFC 9260 §3.2.1).
-                if ptype & 0x8000 == 0 { return InitChunk(initiateTag: tag, advertisedReceiverWindowCredit: rwnd, outboundStreams: os, inboundStreams: mis, initialTSN: tsn, parameters: params) }
+                // Upper bits 00/01 of an unrecognized type: stop processing
+                // further parameters (RFC 9260 §3.2.1). Address, cookie
+                // preservative and address-type parameters (5, 6, 9, 11, 12),
+                // which usrsctp sends, are understood and simply not needed here.
+                if ptype & 0x8000 == 0 && ![5, 6, 9, 11, 12].contains(ptype) { return InitChunk(initiateTag: tag, advertisedReceiverWindowCredit: rwnd, outboundStreams: os, inboundStreams: mis, initialTSN: tsn, parameters: params) }
             }
         }
         return InitChunk(initiateTag: tag, advertisedReceiverWindowCredit: rwnd, outboundStreams: os,

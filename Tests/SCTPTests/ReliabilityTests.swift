@@ -130,3 +130,47 @@ func dataTSNs(_ bytes: [UInt8]) -> [UInt32] {
         #expect(b.reassembly.bufferedBytes == 0)
     }
 }
+
+@Suite struct DelayedAckTests {
+    func sackCount(_ bytes: [UInt8]) -> Int {
+        SCTPPacket.decode(bytes)?.chunks.filter { if case .sack = $0 { true } else { false } }.count ?? 0
+    }
+
+    @Test func singlePacketIsAcknowledgedAfterTheDelayedAckTimeout() throws {
+        let pair = connectedPair(profile: LinkProfile(delay: .milliseconds(1)), seed: 41)
+        let a = pair.a, b = pair.b
+        try a.send(stream: 0, ppid: 51, bytes: [1])
+        let p = try #require(a.pollTransmit(now: pair.now))
+        b.handleInput(packet: p, now: pair.now)
+        #expect(b.pollTransmit(now: pair.now) == nil)
+        #expect(b.pollTimeout() == pair.now + b.config.delayedAckTimeout)
+        b.handleTimeout(now: pair.now + b.config.delayedAckTimeout)
+        #expect(b.pollTransmit(now: pair.now + b.config.delayedAckTimeout).map(sackCount) == 1)
+    }
+
+    @Test func everySecondPacketIsAcknowledgedAtOnce() throws {
+        let pair = connectedPair(profile: LinkProfile(delay: .milliseconds(1)), seed: 42)
+        let a = pair.a, b = pair.b
+        try a.send(stream: 0, ppid: 53, bytes: payload(index: 0, size: 2000))
+        let p1 = try #require(a.pollTransmit(now: pair.now)), p2 = try #require(a.pollTransmit(now: pair.now))
+        b.handleInput(packet: p1, now: pair.now)
+        #expect(b.pollTransmit(now: pair.now) == nil)
+        b.handleInput(packet: p2, now: pair.now)
+        #expect(b.pollTransmit(now: pair.now).map(sackCount) == 1)
+    }
+
+    @Test func outOfOrderPacketIsAcknowledgedAtOnceWithAGapBlock() throws {
+        let pair = connectedPair(profile: LinkProfile(delay: .milliseconds(1)), seed: 43)
+        let a = pair.a, b = pair.b
+        try a.send(stream: 0, ppid: 53, bytes: payload(index: 0, size: 2000))
+        _ = try #require(a.pollTransmit(now: pair.now))
+        let p2 = try #require(a.pollTransmit(now: pair.now))
+        b.handleInput(packet: p2, now: pair.now)
+        let reply = try #require(b.pollTransmit(now: pair.now).flatMap { SCTPPacket.decode($0) })
+        guard case .sack(let s)? = reply.chunks.first else {
+            Issue.record("expected a SACK")
+            return
+        }
+        #expect(s.gapAckBlocks == [GapAckBlock(start: 2, end: 2)])
+    }
+}
