@@ -1,0 +1,77 @@
+extension SCTPAssociation {
+    var acceptsData: Bool {
+        switch state {
+        case .established, .shutdownPending, .shutdownSent: return true
+        default: return false
+        }
+    }
+
+    func handleData(_ d: DataChunk) {
+        guard acceptsData else { return }
+        sackNeeded = true
+        statistics.dataChunksReceived += 1
+        guard tracker.isNew(d.tsn) else {
+            statistics.duplicateChunksReceived += 1
+            if !tracker.isTooFarAhead(d.tsn) { tracker.noteDuplicate(d.tsn) }
+            sackImmediately = true
+            return
+        }
+        // Out of buffer space: drop (§6.2). The next expected TSN is still
+        // taken while the space is held by incomplete messages only, since
+        // only it can complete them: a full window cannot deadlock.
+        if d.userData.count > receiverWindow && (d.tsn != tracker.cumulativeTSN &+ 1 || eventBytes > 0) { return }
+        tracker.receive(d.tsn)
+        if d.userData.isEmpty { return }  // §3.3.1: no user data; acknowledge, deliver nothing
+        if d.streamID >= inboundStreamCount {
+            // Invalid Stream Identifier (cause 1), data discarded (§6.5).
+            var cause: [UInt8] = []
+            cause.appendU16(1); cause.appendU16(8); cause.appendU16(d.streamID); cause.appendU16(0)
+            controlChunks.append(.error(causes: cause[...]))
+            return
+        }
+        var delivered: [ReassembledMessage] = []
+        reassembly.add(d, into: &delivered)
+        for m in delivered { emit(.message(stream: m.streamID, ppid: m.ppid, bytes: m.bytes)) }
+    }
+
+    func handleForwardTSN(_ f: ForwardTSNChunk) {
+        guard acceptsData else { return }
+        sackNeeded = true
+        sackImmediately = true
+        guard tsnLess(tracker.cumulativeTSN, f.newCumulativeTSN), !tracker.isTooFarAhead(f.newCumulativeTSN) else { return }
+        tracker.forward(to: f.newCumulativeTSN)
+        var delivered: [ReassembledMessage] = []
+        reassembly.skip(to: f.newCumulativeTSN, streams: f.streams, into: &delivered)
+        for m in delivered { emit(.message(stream: m.streamID, ppid: m.ppid, bytes: m.bytes)) }
+    }
+
+    /// Delayed-ack policy (RFC 9260 §6.2): every second packet with DATA, at
+    /// once on gaps or duplicates, otherwise within the delayed-ack timeout.
+    func afterDataReceived(cumulativeBefore: UInt32) {
+        guard sackNeeded else { return }
+        dataPacketsSinceSack += 1
+        if tracker.hasGaps || !tracker.duplicates.isEmpty || dataPacketsSinceSack >= 2 || state != .established {
+            sackImmediately = true
+        }
+        // A gap just closed: tell the sender quickly.
+        if tracker.cumulativeTSN &- cumulativeBefore > 1 && !tracker.hasGaps { sackImmediately = true }
+        if !sackImmediately && ackDeadline == nil { ackDeadline = now + config.delayedAckTimeout }
+        if let d = deferredReset, tsnLessOrEqual(d.lastTSN, tracker.cumulativeTSN) { performDeferredReset() }
+    }
+
+    func makeSack() -> SackChunk {
+        // Keep the SACK within one packet next to a DATA chunk or two.
+        let maxBlocks = max(1, (config.maxPacketSize - 200) / 8)
+        let window = receiverWindow
+        lastAdvertisedWindow = window
+        let sack = SackChunk(cumulativeTSNAck: tracker.cumulativeTSN, advertisedReceiverWindowCredit: UInt32(window),
+                             gapAckBlocks: tracker.gapBlocks(limit: maxBlocks), duplicateTSNs: tracker.duplicates)
+        tracker.clearDuplicates()
+        statistics.sacksSent += 1
+        sackNeeded = false
+        sackImmediately = false
+        dataPacketsSinceSack = 0
+        ackDeadline = nil
+        return sack
+    }
+}

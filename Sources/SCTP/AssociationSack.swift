@@ -1,0 +1,133 @@
+extension SCTPAssociation {
+    var acceptsSack: Bool {
+        switch state {
+        case .closed, .cookieWait, .cookieEchoed: return false
+        default: return true
+        }
+    }
+
+    /// Sender-side SACK processing (RFC 9260 §6.2.1, §7.2). Work is
+    /// proportional to what the SACK newly acknowledges, plus the chunks below
+    /// the highest newly acked TSN when there are gaps.
+    func handleSack(_ s: SackChunk) {
+        guard acceptsSack else { return }
+        let cumAck = retransmissionQueue.firstTSN &- 1
+        // Older than our ack point (reordered SACK), or acking what we never sent.
+        guard tsnLessOrEqual(cumAck, s.cumulativeTSNAck), tsnLess(s.cumulativeTSNAck, retransmissionQueue.nextTSN) else { return }
+        let fullyUtilized = flightSize >= congestion.cwnd
+        let cumAdvanced = s.cumulativeTSNAck != cumAck
+        var bytesAcked = 0
+        var rttSample: Duration?
+        var highestNewlyAcked: UInt32?
+        while !retransmissionQueue.isEmpty, tsnLessOrEqual(retransmissionQueue.firstTSN, s.cumulativeTSNAck) {
+            let tsn = retransmissionQueue.firstTSN
+            guard let c = retransmissionQueue.popFirst() else { break }
+            if !c.gapAcked {
+                bytesAcked += c.size
+                highestNewlyAcked = tsn
+                // Karn: only chunks sent exactly once give RTT samples.
+                if c.transmissions == 1 { rttSample = now - c.sentAt }
+            }
+            if c.inFlight { flightSize -= c.size }
+        }
+        let base = s.cumulativeTSNAck
+        for g in s.gapAckBlocks where g.start <= g.end && g.start > 0 {
+            var tsn = base &+ UInt32(g.start)
+            let end = base &+ UInt32(g.end)
+            // Clamp the block to what is outstanding.
+            if tsnLess(tsn, retransmissionQueue.firstTSN) { tsn = retransmissionQueue.firstTSN }
+            guard !retransmissionQueue.isEmpty else { break }
+            let last = tsnLess(end, retransmissionQueue.lastTSN) ? end : retransmissionQueue.lastTSN
+            guard tsnLessOrEqual(tsn, last), var i = retransmissionQueue.index(of: tsn) else { continue }
+            while true {
+                if !retransmissionQueue[i].gapAcked {
+                    retransmissionQueue[i].gapAcked = true
+                    retransmissionQueue[i].needsRetransmit = false
+                    let size = retransmissionQueue[i].size
+                    bytesAcked += size
+                    if retransmissionQueue[i].inFlight {
+                        retransmissionQueue[i].inFlight = false
+                        flightSize -= size
+                    }
+                    if highestNewlyAcked.map({ tsnLess($0, tsn) }) ?? true { highestNewlyAcked = tsn }
+                    if retransmissionQueue[i].transmissions == 1 { rttSample = now - retransmissionQueue[i].sentAt }
+                }
+                if tsn == last { break }
+                tsn &+= 1
+                i += 1
+            }
+        }
+        // Miss indications for chunks below the highest newly acked TSN (§7.2.4).
+        var lossDetected = false
+        if let htna = highestNewlyAcked, !retransmissionQueue.isEmpty, tsnLess(retransmissionQueue.firstTSN, htna) {
+            for i in retransmissionQueue.indices {
+                let tsn = retransmissionQueue.tsn(at: i)
+                if !tsnLess(tsn, htna) { break }
+                if retransmissionQueue[i].gapAcked || retransmissionQueue[i].needsRetransmit
+                    || retransmissionQueue[i].fastRetransmitted { continue }
+                retransmissionQueue[i].missIndications += 1
+                if retransmissionQueue[i].missIndications >= 3 {
+                    statistics.fastRetransmissions += 1
+                    retransmissionQueue[i].fastRetransmitted = true
+                    markForRetransmit(at: i, tsn: tsn)
+                    lossDetected = true
+                }
+            }
+        }
+        if lossDetected, congestion.onFastRetransmit(highestOutstanding: retransmissionQueue.lastTSN) {
+            fastRetransmitBypass = true
+        }
+        if let r = rttSample { rto.measure(r) }
+        congestion.onAcknowledged(bytesAcked: bytesAcked, cumulativeAdvanced: cumAdvanced,
+                                  fullyUtilized: fullyUtilized, cumulativeTSN: s.cumulativeTSNAck)
+        peerReceiverWindow = max(0, Int(s.advertisedReceiverWindowCredit) - flightSize)
+        if cumAdvanced { errorCount = 0 }
+        if retransmissionQueue.isEmpty {
+            t3Deadline = nil
+            congestion.onAllAcknowledged()
+        } else if cumAdvanced || t3Deadline == nil {
+            t3Deadline = now + rto.rto
+        }
+        afterAcknowledgement()
+    }
+
+    func markForRetransmit(at i: Int, tsn: UInt32) {
+        retransmissionQueue[i].needsRetransmit = true
+        retransmissionQueue[i].missIndications = 0
+        if retransmissionQueue[i].inFlight {
+            retransmissionQueue[i].inFlight = false
+            flightSize -= retransmissionQueue[i].size
+        }
+        if let last = retransmitList.last, !tsnLess(last, tsn) { retransmitListUnsorted = true }
+        retransmitList.append(tsn)
+    }
+
+    /// The cumulative ack of a SHUTDOWN chunk acts like a SACK without gaps.
+    func handleCumulativeAck(_ cum: UInt32) {
+        handleSack(SackChunk(cumulativeTSNAck: cum, advertisedReceiverWindowCredit: UInt32(max(0, peerReceiverWindow + flightSize))))
+    }
+
+    /// T3-rtx expiry (RFC 9260 §6.3.3): back off, collapse cwnd and
+    /// retransmit every outstanding chunk not yet gap-acknowledged.
+    func handleRetransmissionTimeout() {
+        errorCount += 1
+        statistics.t3Expirations += 1
+        if errorCount > config.maxAssociationRetransmits {
+            terminate(.timeout, sendAbort: true)
+            return
+        }
+        rto.backOff()
+        congestion.onRetransmissionTimeout()
+        retransmitList.removeAll(keepingCapacity: true)
+        retransmitListUnsorted = false
+        for i in retransmissionQueue.indices where !retransmissionQueue[i].gapAcked {
+            retransmissionQueue[i].inFlight = false
+            retransmissionQueue[i].needsRetransmit = true
+            retransmissionQueue[i].missIndications = 0
+            retransmitList.append(retransmissionQueue.tsn(at: i))
+        }
+        flightSize = 0
+        fastRetransmitBypass = false
+        t3Deadline = retransmissionQueue.isEmpty ? nil : now + rto.rto
+    }
+}

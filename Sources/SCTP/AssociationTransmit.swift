@@ -1,0 +1,127 @@
+extension SCTPAssociation {
+    var mayBundle: Bool {
+        switch state {
+        case .closed: return !terminated && peerTag != 0 && !controlChunks.isEmpty
+        case .cookieWait: return false
+        default: return peerTag != 0
+        }
+    }
+
+    var mayQueueNewData: Bool {
+        switch state {
+        case .established, .shutdownPending, .shutdownReceived: return true
+        default: return false
+        }
+    }
+
+    var canSendRetransmission: Bool {
+        !retransmitList.isEmpty && (fastRetransmitBypass || flightSize < congestion.cwnd)
+    }
+
+    var canSendNewData: Bool {
+        retransmitList.isEmpty && mayQueueNewData && !sendQueue.isEmpty && flightSize < congestion.cwnd
+            && (peerReceiverWindow > 0 || flightSize == 0)
+    }
+
+    /// The next packet to send, nil when there is nothing to send now.
+    /// Call repeatedly until nil after every input, timeout or `send`.
+    public func pollTransmit(now: Duration) -> [UInt8]? {
+        self.now = now
+        if !outbox.isEmpty { return outbox.removeFirst() }
+        guard !terminated, mayBundle else { return nil }
+        issueStreamResetIfReady()
+        let retransmitting = canSendRetransmission
+        let newData = !retransmitting && canSendNewData
+        guard !controlChunks.isEmpty || sackImmediately || retransmitting || newData else { return nil }
+
+        var out: [UInt8] = []
+        out.reserveCapacity(config.maxPacketSize)
+        SCTPPacket.writeHeader(into: &out, sourcePort: config.localPort, destinationPort: config.remotePort, verificationTag: peerTag)
+        let limit = config.maxPacketSize
+        var wroteAny = false
+        while let c = controlChunks.first {
+            let size = ChunkEncoder.encodedSize(c)
+            if wroteAny && out.count + size > limit { break }
+            ChunkEncoder.encode(c, into: &out)
+            controlChunks.removeFirst()
+            wroteAny = true
+        }
+        // Bundle a pending SACK with anything we send (RFC 9260 §6.2).
+        if sackNeeded {
+            let sack = SCTPChunk.sack(makeSack())
+            if !wroteAny || out.count + ChunkEncoder.encodedSize(sack) <= limit {
+                ChunkEncoder.encode(sack, into: &out)
+                wroteAny = true
+            } else {
+                sackNeeded = true
+                sackImmediately = true
+            }
+        }
+        if retransmitting {
+            if writeRetransmissions(into: &out, limit: limit) { wroteAny = true }
+        } else if newData {
+            if writeNewData(into: &out, limit: limit) { wroteAny = true }
+        }
+        guard wroteAny else { return nil }
+        SCTPPacket.finalize(&out)
+        return out
+    }
+
+    private func writeRetransmissions(into out: inout [UInt8], limit: Int) -> Bool {
+        if retransmitListUnsorted {
+            let anchor = retransmissionQueue.firstTSN
+            retransmitList.sort { ($0 &- anchor) < ($1 &- anchor) }
+            retransmitListUnsorted = false
+        }
+        let bypass = fastRetransmitBypass
+        fastRetransmitBypass = false
+        var taken = 0
+        var wrote = false
+        for tsn in retransmitList {
+            guard let i = retransmissionQueue.index(of: tsn), retransmissionQueue[i].needsRetransmit else {
+                taken += 1
+                continue
+            }
+            let c = retransmissionQueue[i]
+            if out.count + 16 + ((c.size + 3) & ~3) > limit { break }
+            if !bypass && flightSize >= congestion.cwnd { break }
+            ChunkEncoder.encode(.data(DataChunk(flags: c.flags, tsn: tsn, streamID: c.streamID, streamSequence: c.streamSequence,
+                                                ppid: c.ppid, userData: c.payload)), into: &out)
+            retransmissionQueue[i].needsRetransmit = false
+            retransmissionQueue[i].inFlight = true
+            retransmissionQueue[i].transmissions += 1
+            retransmissionQueue[i].missIndications = 0
+            retransmissionQueue[i].sentAt = now
+            flightSize += c.size
+            statistics.retransmittedChunks += 1
+            taken += 1
+            wrote = true
+        }
+        retransmitList.removeFirst(taken)
+        if wrote { t3Deadline = now + rto.rto }
+        return wrote
+    }
+
+    private func writeNewData(into out: inout [UInt8], limit: Int) -> Bool {
+        let maxFragment = config.maxFragmentSize
+        var wrote = false
+        while let n = sendQueue.nextFragmentSize(max: maxFragment) {
+            if out.count + 16 + ((n + 3) & ~3) > limit { break }
+            if flightSize >= congestion.cwnd { break }
+            // Respect the peer's window; with nothing in flight one chunk may
+            // probe a zero window (RFC 9260 §6.1 rule A).
+            if n > peerReceiverWindow && flightSize > 0 { break }
+            let tsn = retransmissionQueue.nextTSN
+            guard let d = sendQueue.takeFragment(max: maxFragment, tsn: tsn) else { break }
+            ChunkEncoder.encode(.data(d), into: &out)
+            retransmissionQueue.append(OutstandingChunk(flags: d.flags, streamID: d.streamID, streamSequence: d.streamSequence,
+                                                        ppid: d.ppid, payload: d.userData, sentAt: now))
+            flightSize += n
+            statistics.dataChunksSent += 1
+            peerReceiverWindow = max(0, peerReceiverWindow - n)
+            wrote = true
+        }
+        if wrote && t3Deadline == nil { t3Deadline = now + rto.rto }
+        return wrote
+    }
+}

@@ -1,0 +1,67 @@
+/// Tunables of an association. Defaults suit WebRTC data channels over DTLS
+/// (RFC 8261 §5: SCTP packets kept to about 1200 bytes).
+public struct SCTPConfig: Sendable {
+    public var localPort: UInt16 = 5000
+    public var remotePort: UInt16 = 5000
+    /// Largest SCTP packet produced (common header included).
+    public var maxPacketSize: Int = 1200
+    /// Largest user message accepted by `send` and reassembled on receipt
+    /// (SDP `a=max-message-size`).
+    public var maxMessageSize: Int = 262_144
+    /// Receive buffer, advertised as a_rwnd.
+    public var receiveBufferSize: Int = 1_048_576
+    public var outboundStreams: UInt16 = 65535
+    public var inboundStreams: UInt16 = 65535
+    public var rtoInitial: Duration = .seconds(1)
+    /// Above the delayed-ack timeout so a lone delayed SACK does not cause a
+    /// spurious retransmission.
+    public var rtoMin: Duration = .milliseconds(300)
+    public var rtoMax: Duration = .seconds(60)
+    public var delayedAckTimeout: Duration = .milliseconds(200)
+    public var maxInitRetransmits = 8
+    public var maxAssociationRetransmits = 10
+    public var cookieLifetime: Duration = .seconds(60)
+
+    public init() {}
+
+    /// Largest user-data fragment that fits a packet alone with its DATA header.
+    var maxFragmentSize: Int { max(64, maxPacketSize - SCTPPacket.commonHeaderSize - 16) }
+}
+
+/// What the application learns from an association.
+public enum SCTPEvent: Equatable, Sendable {
+    /// The handshake completed; data may flow.
+    case connected
+    /// One complete user message.
+    case message(stream: UInt16, ppid: UInt32, bytes: [UInt8])
+    /// The peer reset these outgoing streams (our incoming ones): it will
+    /// send no more on them (RFC 6525); for data channels that means close.
+    case streamReset([UInt16])
+    /// Our own outgoing reset request for these streams was performed.
+    case outgoingStreamReset([UInt16])
+    /// The association ended; no further events follow.
+    case closed(SCTPCloseReason)
+}
+
+public enum SCTPCloseReason: Equatable, Sendable {
+    /// Graceful SHUTDOWN sequence completed.
+    case shutdown
+    /// We called `abort()`.
+    case abortedLocally
+    /// The peer sent ABORT.
+    case abortedByPeer
+    /// Retransmissions (INIT, COOKIE ECHO, DATA or SHUTDOWN) went unanswered.
+    case timeout
+}
+
+/// Errors the application can act on.
+public struct SCTPError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let code: String
+    public var description: String { code }
+
+    public static let notConnected = SCTPError(code: "not_connected")
+    public static let closing = SCTPError(code: "association_closing")
+    public static let messageTooLarge = SCTPError(code: "message_too_large")
+    public static let invalidStream = SCTPError(code: "invalid_stream")
+    public static let emptyMessage = SCTPError(code: "empty_message")
+}

@@ -1,0 +1,12 @@
+/// Counters for diagnostics, tests and benchmarks.
+public struct SCTPStatistics: Sendable, Equatable {
+    public var packetsReceived = 0
+    public var dataChunksReceived = 0
+    public var duplicateChunksReceived = 0
+    public var dataChunksSent = 0
+    public var fastRetransmissions = 0
+    public var retransmittedChunks = 0
+    public var t3Expirations = 0
+    public var sacksSent = 0
+    public init() {}
+}
