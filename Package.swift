@@ -28,6 +28,7 @@ let package = Package(
         .target(name: "ChatClient", dependencies: [
             "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "ICE", "CSodium",
         ]),
+        .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims"]),
         .executableTarget(name: "chatcli", dependencies: [
             "ChatClient", "SignalingServer", "Runtime", "Wire",
         ]),
@@ -44,6 +45,7 @@ let package = Package(
             "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport",
         ]),
         .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "Wire", "TestSupport"]),
+        .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "Wire"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Wire", "STUN", "ICE", "Runtime", "ChatClient"], exclude: ["Python"]),
     ],
     swiftLanguageModes: [.v6]
