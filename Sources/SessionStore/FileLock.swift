@@ -11,7 +11,10 @@ final class FileLock {
 
     /// Waits up to `timeout` seconds (0: a single try) for the lock.
     init(path: String, exclusive: Bool, timeout: Double) throws(SessionStoreError) {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        // A reader opens read-only (flock works on any descriptor), so a store
+        // on a read-only file system can still be listed.
+        var fd = exclusive ? -1 : open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        if fd < 0 { fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600) }
         guard fd >= 0 else { throw FileIO.fail("open", path) }
         let operation = (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB
         let deadline = Self.monotonicSeconds() + max(0, timeout)
