@@ -103,8 +103,10 @@ public enum PassphraseSource: Equatable, Sendable {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        writeAll(fd, prompt)
+        // Echo goes off before the prompt appears, so nothing typed after
+        // seeing the prompt can be echoed or flushed away.
         guard tcsetattr(fd, TCSAFLUSH, &raw) == 0 else { throw .passphraseUnavailable }
+        writeAll(fd, prompt)
         defer {
             _ = tcsetattr(fd, TCSAFLUSH, &saved)
             writeAll(fd, "\n")
