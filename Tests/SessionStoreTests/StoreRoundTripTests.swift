@@ -160,3 +160,12 @@ import Wire
     #expect(SessionStoreError.newerVersion(3).description == "this store was written by a newer chatcli (format 3); upgrade chatcli")
     #expect(SessionStoreError.noSpace(path: "p").description.contains("your sessions are unchanged"))
 }
+
+@Test func theDefaultInteractiveCostWorksEndToEnd() throws {
+    // One real Argon2id run at 64 MiB (about 0.1 s per derivation).
+    let scratch = ScratchDirectory()
+    let store = SessionStore(directory: scratch.path + "/chatcli")
+    try store.withLockedStore(passphrase: secret("pw")) { c throws(SessionStoreError) in try c.add(sampleRecord()) }
+    #expect(try StoreHeader.parse(try #require(fileBytes(store.path))).kdf == .interactive)
+    #expect(try store.read(passphrase: secret("pw")).list() == [sampleRecord()])
+}
