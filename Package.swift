@@ -32,6 +32,7 @@ let package = Package(
             "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "ICE", "CSodium",
         ]),
         .target(name: "Terminal", dependencies: ["CReadline", "CShims"]),
+        .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims"]),
         .executableTarget(name: "chatcli", dependencies: [
             "ChatClient", "SignalingServer", "Runtime", "Terminal", "Wire",
         ]),
@@ -51,6 +52,7 @@ let package = Package(
         ]),
         .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "Wire", "TestSupport"]),
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "Wire"]),
+        .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "Wire"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Wire", "STUN", "ICE", "Runtime", "ChatClient"], exclude: ["Python"]),
     ],
     swiftLanguageModes: [.v6]
