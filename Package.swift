@@ -37,7 +37,7 @@ let package = Package(
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "Wire", "TestSupport"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "Wire"]),
-        .testTarget(name: "TURNTests", dependencies: ["TURN", "STUN", "Wire", "Runtime", "TestSupport"]),
+        .testTarget(name: "TURNTests", dependencies: ["TURN", "STUN", "Wire", "Runtime", "TestSupport", "COpenSSL"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Wire", "TestSupport"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "Wire", "TestSupport"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "Wire", "TestSupport"]),
