@@ -166,7 +166,8 @@ public final class TURNClient {
         if allocation.state == .allocated {
             if let at = allocation.refreshAt, at <= now {
                 allocation.refreshAt = nil
-                start(.refresh(lifetime: requestedLifetime))
+                // Never 0 here: that would delete the allocation (§7.2).
+                start(.refresh(lifetime: max(1, requestedLifetime)))
             }
             for peer in permissions.due(now: now) {
                 permissions.markRequested(peer)

@@ -179,3 +179,13 @@ let samePeerOtherPort = STUNAddress(ipv4: 10, 0, 0, 5, port: 7000)
         #expect(link.server.rawChannelFrames.last == [0x40, 0x00, 0x00, 0x01, 0xAA] + Array(repeating: 0, count: expected - 5))
     }
 }
+
+@Test func dataWaitingForAPermissionIsBounded() {
+    let link = Link()
+    link.allocate()
+    link.server.silent = true
+    let chunk = [UInt8](repeating: 1, count: 64 * 1024)
+    #expect((0..<4).allSatisfy { _ in link.client.send(chunk, to: peer) })
+    #expect(!link.client.send(chunk, to: peer))
+    #expect(Link().client.send([1], to: peer))   // while allocating the data waits too
+}
