@@ -1,0 +1,129 @@
+import COpenSSL
+import Foundation
+import TestSupport
+import Wire
+
+/// A real coturn `turnserver` on loopback with TURN REST API credentials,
+/// started per test and ended by its PID.
+final class Coturn {
+    static let executable: String? = ["/usr/bin/turnserver", "/usr/local/bin/turnserver", "/usr/sbin/turnserver"]
+        .first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let isInstalled = executable != nil
+
+    let port: UInt16
+    let relayPorts: ClosedRange<UInt16>
+    let realm = "chatcli.test"
+    private let secret: String
+    private let process = Process()
+    private let directory: TemporaryDirectory
+
+    init() throws {
+        guard let executable = Self.executable else { throw TestSupportError("turnserver is not installed") }
+        directory = try TemporaryDirectory(prefix: "coturn")
+        port = try Self.freePort()
+        let low = UInt16.random(in: 40_000...58_000)
+        relayPorts = low...(low + 199)
+        secret = (0..<16).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = [
+            "-n", "--use-auth-secret", "--static-auth-secret=\(secret)", "--realm=\(realm)",
+            "--listening-ip=127.0.0.1", "--relay-ip=127.0.0.1", "--listening-port=\(port)",
+            "--min-port=\(relayPorts.lowerBound)", "--max-port=\(relayPorts.upperBound)",
+            "--no-cli", "--no-tls", "--no-dtls", "--allow-loopback-peers",
+            "--log-file=\(directory.file("turn.log"))", "--simple-log", "--no-stdout-log",
+            "--pidfile=\(directory.file("turnserver.pid"))",
+            // Keep the SQLite user database (unused with a static secret) out
+            // of the system paths so parallel servers do not share it.
+            "--db=\(directory.file("turndb"))",
+        ]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        try waitUntilListening()
+    }
+
+    /// TURN REST API credentials (draft-uberti-behave-turn-rest):
+    /// username "<expiry>:<id>", password base64(HMAC-SHA1(secret, username)).
+    func credentials(id: String = "chatcli", validFor seconds: Int = 3600) -> (username: String, password: String) {
+        let username = "\(Int(Date().timeIntervalSince1970) + seconds):\(id)"
+        var mac = [UInt8](repeating: 0, count: 20)
+        var length: UInt32 = 0
+        let key = Array(secret.utf8), data = Array(username.utf8)
+        _ = HMAC(EVP_sha1(), key, Int32(key.count), data, data.count, &mac, &length)
+        return (username, Base64.encode(mac.prefix(Int(length))))
+    }
+
+    /// The end of the server's log, for failure messages.
+    var logTail: String {
+        let text = (try? String(contentsOfFile: directory.file("turn.log"), encoding: .utf8)) ?? "(no log)"
+        return "--- coturn log (tail)\n" + text.split(separator: "\n").suffix(40).joined(separator: "\n")
+    }
+
+    /// Ends the server by its PID: SIGTERM, then SIGKILL if it lingers.
+    func stop() {
+        let pid = process.processIdentifier
+        if process.isRunning { kill(pid, SIGTERM) }
+        let deadline = Date().addingTimeInterval(3)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(pid, SIGKILL)
+            process.waitUntilExit()
+        }
+        directory.remove()
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+
+    /// A port free for both TCP and UDP on 127.0.0.1 (coturn listens on
+    /// both), found by letting the kernel pick one.
+    private static func freePort() throws -> UInt16 {
+        for _ in 0..<20 {
+            let tcp = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(tcp) }
+            guard let port = bindLoopback(tcp, port: 0) else { continue }
+            let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+            defer { close(udp) }
+            if bindLoopback(udp, port: port) != nil { return port }
+        }
+        throw TestSupportError("no free port for coturn")
+    }
+
+    private static func bindLoopback(_ fd: Int32, port: UInt16) -> UInt16? {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                bind(fd, raw, length) == 0 && getsockname(fd, raw, &length) == 0
+            }
+        }
+        return bound ? UInt16(bigEndian: address.sin_port) : nil
+    }
+
+    /// Polls a TCP connect to the listening port (with a deadline) so tests
+    /// start once the server accepts; UDP retransmissions cover the rest.
+    private func waitUntilListening() throws {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            guard process.isRunning else { throw TestSupportError("turnserver exited at start\n\(logTail)") }
+            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            let connected = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(fd)
+            if connected { return }
+            usleep(20_000)
+        }
+        stop()
+        throw TestSupportError("turnserver did not listen on 127.0.0.1:\(port) within 10 s\n\(logTail)")
+    }
+}
