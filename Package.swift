@@ -30,8 +30,9 @@ let package = Package(
         ]),
         .target(name: "SCTP", dependencies: ["Wire"]),
         .target(name: "ChatClient", dependencies: [
-            "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "ICE", "CSodium",
+            "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "ICE", "PeerConnection", "CSodium",
         ]),
+        .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "ICE", "DTLS", "SCTP", "SDP"]),
         .target(name: "Terminal", dependencies: ["CReadline", "CShims"]),
         .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims"]),
         .executableTarget(name: "chatcli", dependencies: [
@@ -53,6 +54,7 @@ let package = Package(
             "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport",
         ]),
         .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "Wire", "TestSupport"]),
+        .testTarget(name: "PeerConnectionTests", dependencies: ["PeerConnection", "ICE", "STUN", "DTLS"]),
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "Wire"]),
         .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "Wire"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Wire", "STUN", "ICE", "Runtime", "ChatClient"], exclude: ["Python"]),

@@ -24,8 +24,10 @@ public struct SCTPConfig: Sendable {
 
     public init() {}
 
-    /// Largest user-data fragment that fits a packet alone with its DATA header.
-    var maxFragmentSize: Int { max(64, maxPacketSize - SCTPPacket.commonHeaderSize - 16) }
+    /// Largest user-data fragment that fits a packet alone with its DATA
+    /// header and padding (chunks pad to 4 bytes, so an unaligned packet
+    /// limit such as DTLS's 1163 must round down, or the chunk never fits).
+    var maxFragmentSize: Int { max(64, (maxPacketSize - SCTPPacket.commonHeaderSize - 16) & ~3) }
 }
 
 /// What the application learns from an association.

@@ -1,0 +1,102 @@
+import DTLS
+import ICE
+import SDP
+
+extension PeerConnection {
+    /// The offer (initiator): `a=setup:actpass`, candidates trickled separately.
+    public func createOffer() -> String {
+        localSetup = .actpass
+        return SessionDescription.offer(sessionID: random.next(), iceUfrag: agent.localCredentials.ufrag,
+                                        icePwd: agent.localCredentials.pwd, fingerprint: sdpFingerprint).serialized()
+    }
+
+    /// Takes the peer's offer and returns our answer (`a=setup:active`: we are the DTLS client).
+    public func acceptOffer(_ text: String) throws(PeerConnectionError) -> String {
+        let offer = try parse(text)
+        let answer: SessionDescription
+        do {
+            answer = try SessionDescription.answer(to: offer, sessionID: random.next(), iceUfrag: agent.localCredentials.ufrag,
+                                                   icePwd: agent.localCredentials.pwd, fingerprint: sdpFingerprint)
+        } catch {
+            throw PeerConnectionError("cannot answer the offer: \(error)")
+        }
+        localSetup = answer.setup ?? .active
+        try apply(offer)
+        return answer.serialized()
+    }
+
+    public func acceptAnswer(_ text: String) throws(PeerConnectionError) {
+        try apply(try parse(text))
+    }
+
+    /// A trickled remote candidate (`candidate:…`, with or without `a=`);
+    /// nil or empty is end-of-candidates. Held until the remote description.
+    public func addRemoteCandidate(_ text: String?) {
+        guard remote != nil else {
+            pendingCandidates.append(text)
+            return
+        }
+        guard let text, !text.isEmpty else {
+            agent.remoteEndOfCandidates()
+            return
+        }
+        if let candidate = ICECandidate(sdpAttribute: text) { agent.addRemoteCandidate(candidate) }
+        drainICE()
+    }
+
+    var sdpFingerprint: SDPFingerprint {
+        SDPFingerprint(algorithm: certificate.fingerprint.algorithm, value: certificate.fingerprint.hexValue)
+    }
+
+    private func parse(_ text: String) throws(PeerConnectionError) -> SessionDescription {
+        do {
+            return try SessionDescription.parse(text)
+        } catch {
+            throw PeerConnectionError("the peer's session description is unusable: \(error)")
+        }
+    }
+
+    private func apply(_ description: SessionDescription) throws(PeerConnectionError) {
+        guard let fp = description.preferredFingerprint, let fingerprint = Fingerprint(sdpValue: "\(fp.algorithm) \(fp.value)") else {
+            throw PeerConnectionError("the peer's session description has no usable certificate fingerprint")
+        }
+        let role: DTLSSetup.Role
+        if localSetup == .actpass {
+            role = description.setup == .passive ? .client : .server   // the answerer chose
+        } else {
+            do {
+                role = try DTLSSetup.localRole(local: localSetup, remote: description.setup)
+            } catch {
+                throw PeerConnectionError("the peers cannot agree on DTLS roles: \(error)")
+            }
+        }
+        let restart = remote != nil
+        remote = description
+        remoteFingerprint = fingerprint
+        agent.setRemoteCredentials(ufrag: description.iceUfrag, pwd: description.icePwd)
+        for candidate in description.candidates {
+            if let c = ICECandidate(sdpAttribute: candidate) { agent.addRemoteCandidate(c) }
+        }
+        if description.endOfCandidates { agent.remoteEndOfCandidates() }
+        if !restart {
+            dtlsRole = role == .client ? .client : .server
+            if role == .server { try startDTLS() }   // the server waits; the client starts once ICE has a path
+        }
+        let held = pendingCandidates
+        pendingCandidates = []
+        for candidate in held { addRemoteCandidate(candidate) }
+        drainICE()
+    }
+
+    func startDTLS() throws(PeerConnectionError) {
+        guard dtls == nil, let dtlsRole, let remoteFingerprint else { return }
+        do {
+            dtls = try DTLSEndpoint(role: dtlsRole, certificate: certificate, remoteFingerprint: remoteFingerprint, mtu: config.mtu)
+        } catch {
+            throw PeerConnectionError("cannot start DTLS: \(error)")
+        }
+        let early = earlyDTLS
+        earlyDTLS = []
+        for datagram in early { dtls?.handleInput(datagram: datagram) }
+    }
+}

@@ -1,0 +1,167 @@
+import DTLS
+import ICE
+import SCTP
+import STUN
+
+extension PeerConnection {
+    /// A datagram that arrived on local address `to` from `from` (RFC 7983
+    /// demultiplexing: STUN to ICE, DTLS to DTLS, anything else dropped).
+    public func handleInput(_ datagram: [UInt8], from: STUNAddress, to: STUNAddress, now: Duration) {
+        self.now = now
+        guard let first = datagram.first else { return }
+        switch Demux.classify(first) {
+        case .stun:
+            agent.handleInput(datagram, from: from, to: to, now: now)
+            drainICE()
+        case .dtls:
+            if let dtls {
+                dtls.handleInput(datagram: datagram)
+                drainDTLS()
+            } else if earlyDTLS.count < 16 {
+                earlyDTLS.append(datagram)   // the peer's ClientHello can beat our ICE nomination
+            }
+        default:
+            break
+        }
+        flush()
+    }
+
+    public func handleTimeout(now: Duration) {
+        self.now = now
+        if let due = agent.pollTimeout(), due <= now { agent.handleTimeout(now: now) }
+        drainICE()
+        if let dtls, let left = dtls.pollTimeout(), left <= .zero {
+            dtls.handleTimeout()
+            drainDTLS()
+        }
+        if let sctp, let due = sctp.pollTimeout(), due <= now {
+            sctp.handleTimeout(now: now)
+        }
+        flush()
+    }
+
+    /// The earliest time `handleTimeout` has work.
+    public func pollTimeout() -> Duration? {
+        var deadlines: [Duration] = []
+        if let t = agent.pollTimeout() { deadlines.append(t) }
+        if let left = dtls?.pollTimeout() { deadlines.append(now + left) }
+        if let t = sctp?.pollTimeout() { deadlines.append(t) }
+        return deadlines.min()
+    }
+
+    public func pollTransmit() -> ICETransmit? {
+        if transmits.isEmpty { drainICE() }
+        return transmits.isEmpty ? nil : transmits.removeFirst()
+    }
+
+    public func pollEvent() -> PeerConnectionEvent? {
+        events.isEmpty ? nil : events.removeFirst()
+    }
+
+    // MARK: Plumbing
+
+    func drainICE() {
+        while let transmit = agent.pollTransmit() { transmits.append(transmit) }
+        while let event = agent.pollEvent() {
+            switch event {
+            case .localCandidate(let candidate): events.append(.localCandidate(candidate.sdpAttribute))
+            case .gatheringComplete: events.append(.endOfCandidates)
+            case .selectedPairChanged(let pair):
+                events.append(.iceConnected(pair))
+                if dtls == nil {
+                    do { try startDTLS() } catch { fail(error.description) }
+                }
+                flush()
+            case .stateChanged(.failed(let reason)): fail(reason)
+            case .consentLost: events.append(.disconnected("the peer stopped answering on the selected path"))
+            default: break
+            }
+        }
+    }
+
+    func drainDTLS() {
+        guard let dtls else { return }
+        while let event = dtls.pollEvent() {
+            switch event {
+            case .connected:
+                startSCTP(maxPacketSize: dtls.maxPlaintextSize)
+            case .data(let packet):
+                sctp?.handleInput(packet: packet, now: now)
+                drainSCTP()
+            case .closed:
+                finishClosed()
+            case .failed(let error):
+                fail(error.description)
+            }
+        }
+    }
+
+    func startSCTP(maxPacketSize: Int) {
+        guard sctp == nil, let dtlsRole else { return }
+        var sctpConfig = SCTPConfig()
+        sctpConfig.maxPacketSize = min(sctpConfig.maxPacketSize, maxPacketSize)
+        let endpoint = DataChannelEndpoint(role: dtlsRole == .client ? .client : .server, config: sctpConfig, using: &random)
+        sctp = endpoint
+        endpoint.connect(now: now)
+    }
+
+    func drainSCTP() {
+        guard let sctp else { return }
+        while let event = sctp.pollEvent() {
+            switch event {
+            case .connected:
+                if isOfferer, chatChannel == nil {
+                    do { _ = try sctp.openChannel(label: config.channelLabel) } catch { fail("cannot open the chat channel: \(error)") }
+                }
+            case .channelOpen(let id, let label):
+                guard label == config.channelLabel, chatChannel == nil else { continue }
+                chatChannel = id
+                if let pair = agent.selectedPair, let remoteFingerprint {
+                    let connection = ConnectionInfo(path: pair.path, local: pair.local.summary, remote: pair.remote.summary,
+                                                    sas: SAS.words(localFingerprint: certificate.fingerprint, remoteFingerprint: remoteFingerprint),
+                                                    rttMilliseconds: pair.rttMilliseconds)
+                    info = connection
+                    events.append(.connected(connection))
+                }
+            case .message(let id, let message):
+                guard id == chatChannel, case .text(let text) = message else { continue }   // `ctl` and binary are ignorable
+                events.append(.message(text))
+            case .channelClosed(let id):
+                if id == chatChannel { finishClosed() }
+            case .closed:
+                finishClosed()
+            }
+        }
+    }
+
+    /// Moves SCTP packets through DTLS and DTLS datagrams onto the ICE pair.
+    func flush() {
+        if let sctp, let dtls, dtls.state == .connected {
+            drainSCTP()
+            while let packet = sctp.pollTransmit(now: now) {
+                do { try dtls.send(packet) } catch { fail("cannot encrypt: \(error)"); break }
+            }
+            drainSCTP()
+        }
+        if let dtls {
+            drainDTLS()
+            while let datagram = dtls.pollTransmit() {
+                if let transmit = agent.send(datagram) { transmits.append(transmit) }
+            }
+        }
+        drainICE()
+    }
+
+    func finishClosed() {
+        guard !events.contains(.closed) else { return }
+        chatChannel = nil
+        finished = true
+        events.append(.closed)
+    }
+
+    func fail(_ reason: String) {
+        if events.contains(where: { if case .failed = $0 { return true } else { return false } }) { return }
+        finished = true
+        events.append(.failed(reason))
+    }
+}

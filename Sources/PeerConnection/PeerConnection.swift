@@ -1,0 +1,89 @@
+import DTLS
+import ICE
+import SCTP
+import SDP
+import STUN
+
+/// A WebRTC data-channel peer connection (PROTOCOL §3) as one sans-IO state
+/// machine: ICE finds a path, DTLS 1.2 secures it (the peer's certificate must
+/// match its SDP fingerprint), SCTP carries the `chat` channel (DCEP). The
+/// runtime feeds datagrams and time in and sends what `pollTransmit` returns;
+/// signaling carries `createOffer`/`acceptOffer`/`acceptAnswer` and the
+/// trickled candidates.
+public final class PeerConnection {
+    public let isOfferer: Bool
+    let config: PeerConnectionConfig
+    let agent: ICEAgent
+    let certificate: DTLSCertificate
+    var random: any RandomNumberGenerator
+    var now: Duration
+
+    var remote: SessionDescription?
+    var remoteFingerprint: Fingerprint?
+    var localSetup: DTLSSetup = .actpass
+    var dtlsRole: DTLSEndpoint.Role?
+    var dtls: DTLSEndpoint?
+    var earlyDTLS: [[UInt8]] = []
+    var sctp: DataChannelEndpoint?
+    var chatChannel: UInt16?
+    var pendingCandidates: [String?] = []
+    var transmits: [ICETransmit] = []
+    var events: [PeerConnectionEvent] = []
+    var info: ConnectionInfo?
+    var finished = false
+
+    public init(isOfferer: Bool, localAddresses: [STUNAddress], config: PeerConnectionConfig = PeerConnectionConfig(),
+                now: Duration, random: any RandomNumberGenerator = SystemRandomNumberGenerator()) throws(PeerConnectionError) {
+        self.isOfferer = isOfferer
+        self.config = config
+        self.now = now
+        self.random = random
+        do {
+            certificate = try DTLSCertificate()
+        } catch {
+            throw PeerConnectionError("cannot make a DTLS certificate: \(error)")
+        }
+        var rng = random
+        let credentials = ICECredentials.random(using: &rng)
+        agent = ICEAgent(role: isOfferer ? .controlling : .controlled, localCredentials: credentials,
+                         tieBreaker: rng.next(), config: config.ice, now: now, random: rng)
+        self.random = rng
+        for address in localAddresses { agent.addLocalInterface(address) }
+        for server in config.stunServers { agent.addSTUNServer(server) }
+        drainICE()
+    }
+
+    /// Our SHA-256 certificate fingerprint, as the SDP carries it.
+    public var localFingerprint: Fingerprint { certificate.fingerprint }
+
+    /// The short authentication string both sides show once connected.
+    public var sas: String? {
+        remoteFingerprint.map { SAS.words(localFingerprint: certificate.fingerprint, remoteFingerprint: $0) }
+    }
+
+    public var connectionInfo: ConnectionInfo? { info }
+    public var selectedPair: ICEPair? { agent.selectedPair }
+
+    /// True once everything sent on the channel has been acknowledged by the peer's SCTP.
+    public var isFullyAcknowledged: Bool { sctp?.isFullyAcknowledged ?? true }
+    public var bufferedAmount: Int { sctp?.bufferedAmount ?? 0 }
+    public var isOpen: Bool { chatChannel != nil && !finished }
+
+    public func send(text: String) throws(PeerConnectionError) {
+        guard let sctp, let chatChannel, !finished else { throw PeerConnectionError("the chat channel is not open") }
+        do {
+            try sctp.send(text: text, on: chatChannel)
+        } catch {
+            throw PeerConnectionError("cannot send: \(error.description)")
+        }
+        flush()
+    }
+
+    /// Graceful close: SCTP SHUTDOWN, then DTLS close_notify.
+    public func close() {
+        guard !finished else { return }
+        finished = true
+        if let sctp, sctp.isConnected { sctp.close() } else { dtls?.close() }
+        flush()
+    }
+}

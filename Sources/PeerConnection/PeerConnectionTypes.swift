@@ -1,0 +1,44 @@
+import ICE
+import STUN
+
+public struct PeerConnectionConfig: Sendable {
+    /// STUN servers for server-reflexive candidates.
+    public var stunServers: [STUNAddress] = []
+    public var ice = ICEConfig()
+    /// Largest UDP payload (DTLS datagram) sent.
+    public var mtu = 1200
+    /// The chat channel (PROTOCOL §3).
+    public var channelLabel = "chat"
+    public init() {}
+}
+
+/// What the selected path looks like, for the `connected` event and `/status`.
+public struct ConnectionInfo: Sendable, Equatable {
+    /// `host`, `srflx`, `prflx` or `relay` (PROTOCOL §4).
+    public var path: String
+    public var local: String
+    public var remote: String
+    public var sas: String
+    public var rttMilliseconds: Int?
+}
+
+public enum PeerConnectionEvent: Sendable, Equatable {
+    /// A local candidate to trickle (the `candidate:` attribute value).
+    case localCandidate(String)
+    case endOfCandidates
+    /// ICE found a working pair (before DTLS).
+    case iceConnected(ICEPair)
+    /// The chat channel is open: messages can flow.
+    case connected(ConnectionInfo)
+    case message(String)
+    /// The path stopped answering (consent lost): an ICE restart may bring it back.
+    case disconnected(String)
+    /// The peer closed the channel or the association.
+    case closed
+    case failed(String)
+}
+
+public struct PeerConnectionError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
