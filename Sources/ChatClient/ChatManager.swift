@@ -35,6 +35,13 @@ public final class ChatManager {
     var roomFullSince: Instant?
     var outageSince: Instant?
     var peerGone = false
+    var peer: PeerLink?
+    var earlyCandidates: [String?] = []
+    var outbox: [String] = []
+    var iceServers: [SocketAddress] = []
+    var finishTimer: Timer?
+    /// `--ice-server` URLs, used with (or, for servers without the API, instead of) the server's.
+    public var extraICEServers: [String] = []
     public var onFinish: ((Int32) -> Void)?
     /// Printed once (not in `--json` mode) when pairing succeeded.
     public var notice: String?
@@ -56,11 +63,11 @@ public final class ChatManager {
         }
     }
 
-    /// End of the user's input: leave once the room is reached (there is
-    /// nothing to flush yet), so a script can pair and exit.
+    /// End of the user's input: once connected, send what is queued, wait
+    /// until the peer's SCTP has acknowledged all of it, then leave (exit 0).
     public func endOfInput() {
         inputEnded = true
-        if case .inRoom(_, true) = state { leave(status: 0) }
+        finishWhenDelivered()
     }
 
     /// Ctrl-C or SIGTERM: leave the room if in one, then exit 130.
@@ -187,9 +194,11 @@ public final class ChatManager {
     // MARK: Signaling room
 
     private func joinRoom(_ roomID: String) {
-        http.close()
         state = .joiningRoom(roomID: roomID)
-        signaling.start()
+        fetchICEServers { [weak self] in
+            self?.http.close()
+            self?.signaling.start()
+        }
     }
 
     private func handle(_ event: SignalingEvent) {
@@ -210,18 +219,18 @@ public final class ChatManager {
         }
     }
 
-    private func handle(_ message: ServerMessage) {
+    func handle(_ message: ServerMessage) {
         switch message {
         case .roomJoined(let roomID, _, _, _):
             // `ready` here only announces the room_ready that follows.
             roomFullSince = nil
             state = .inRoom(roomID: roomID, ready: false)
-        case .roomReady(let roomID, _, _):
+        case .roomReady(let roomID, _, let isInitiator):
             let wasReady: Bool
             if case .inRoom(_, let r) = state { wasReady = r } else { wasReady = false }
             state = .inRoom(roomID: roomID, ready: true)
             if !wasReady { printer.emit(.peerJoined) }
-            if inputEnded { leave(status: 0) }
+            roomReady(isInitiator: isInitiator)
         case .roomFull:
             // Inviso keeps a dead socket's seat for a while: retry with backoff.
             let now = loop.now
@@ -235,7 +244,10 @@ public final class ChatManager {
         case .peerLeft:
             peerGone = true
             printer.emit(.peerLeft)
-            leave(status: 0)
+            // Exit 0 only if everything we queued reached the peer.
+            leave(status: outbox.isEmpty && (peer?.connection.isFullyAcknowledged ?? true) ? 0 : 1)
+        case .relayed(let type, _, _, let payload):
+            relayed(type: type, payload: .object(payload))
         case .peerDisconnected:
             if case .inRoom(let roomID, _) = state { state = .inRoom(roomID: roomID, ready: false) }
             printer.emit(.progress("Your peer lost its connection; waiting for them to come back."))
@@ -250,7 +262,7 @@ public final class ChatManager {
         }
     }
 
-    private var currentRoomID: String? {
+    var currentRoomID: String? {
         switch state {
         case .joiningRoom(let id), .inRoom(let id, _): return id
         default: return nil
@@ -264,19 +276,21 @@ public final class ChatManager {
 
     // MARK: Endings
 
-    private func leave(status: Int32) {
+    func leave(status: Int32) {
         switch state {
         case .finished, .leaving: return
         case .joiningRoom, .inRoom:
             if status == 0 && !peerGone { printer.emit(.progress("You left the chat.")) }
             state = .leaving
+            // P2P first, then the room, so the peer sees no renegotiation mid-teardown.
+            closePeer()
             signaling.leave { [weak self] in self?.finish(status) }
         default:
             finish(status)
         }
     }
 
-    private func fail(_ error: ClientError) {
+    func fail(_ error: ClientError) {
         if case .finished = state { return }
         printer.emit(.error(error))
         signaling.stop()
@@ -286,6 +300,8 @@ public final class ChatManager {
     private func finish(_ status: Int32) {
         if case .finished = state { return }
         state = .finished
+        finishTimer?.cancel()
+        peer?.shutDown()
         http.close()
         signaling.stop()
         printer.emit(.closed)

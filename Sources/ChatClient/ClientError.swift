@@ -16,6 +16,7 @@ public enum ClientError: Error, Equatable, Sendable {
     case protocolViolation(String)
     case connectionLost(String)
     case interrupted
+    case peerConnectionFailed(String)
 
     public var code: String {
         switch self {
@@ -33,6 +34,7 @@ public enum ClientError: Error, Equatable, Sendable {
         case .protocolViolation: return "protocol_error"
         case .connectionLost: return "connection_lost"
         case .interrupted: return "interrupted"
+        case .peerConnectionFailed: return "connection_failed"
         }
     }
 
@@ -67,6 +69,8 @@ public enum ClientError: Error, Equatable, Sendable {
             return "Lost the connection to the server: \(what)."
         case .interrupted:
             return "Interrupted."
+        case .peerConnectionFailed(let reason):
+            return "Could not connect to your peer: \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason)."
         }
     }
 }

@@ -24,6 +24,14 @@ public final class EventPrinter {
         case .error(let e): Output.write("chatcli: \(e.message)\n", to: 2)
         case .closed: break   // the sentence before it (left, peer left, error) says why
         case .progress(let text): Output.write(text + "\n", to: 2)
+        case .ice(let path, _, _, _): Output.write("Found a \(path == "relay" ? "relayed" : "direct") path to your peer; securing it…\n", to: 2)
+        case .connected(let info):
+            let how = info.path == "relay" ? "through a relay" : "directly"
+            let rtt = info.rttMilliseconds.map { ", round trip \($0) ms" } ?? ""
+            Output.write("Connected \(how) (\(info.local) ↔ \(info.remote)\(rtt)), end-to-end encrypted.\n", to: 1)
+            Output.write("Safety words: \(info.sas) — read them to your peer; if theirs differ, someone is in the middle.\n", to: 1)
+        case .message(let text): Output.write("peer: \(TerminalText.sanitize(text))\n", to: 1)
+        case .notSent(_, let message): Output.write("chatcli: \(message)\n", to: 2)
         }
     }
 }

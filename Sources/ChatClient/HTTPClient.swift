@@ -13,6 +13,7 @@ public final class HTTPClient {
     public init(connector: Connector) { self.connector = connector }
 
     public var authority: String { connector.server.authority }
+    var connectorHost: String { connector.server.authorityHost }
 
     public func send(_ request: HTTPRequest, timeout: Duration = .seconds(15),
                      _ completion: @escaping (Result<HTTPResponse, ClientError>) -> Void) {

@@ -1,13 +1,19 @@
 import Glibc
 import Runtime
 
-/// Reads stdin on the event loop, line by line, and reports end of input.
-/// Lines are kept (in order) for the data channel of a later version.
+/// Reads stdin on the event loop and hands over each non-empty line (a
+/// trailing CR removed, PROTOCOL §4); reports end of input. A line longer
+/// than `maxLineBytes` is reported by its size and dropped, never buffered
+/// whole.
 public final class StandardInput {
     let loop: EventLoop
     var watch: Watch?
     var pending: [UInt8] = []
-    public private(set) var lines: [String] = []
+    var overlong = 0
+    public var maxLineBytes = 262_144
+    public var onLine: ((String) -> Void)?
+    /// A dropped overlong line, with its size in bytes.
+    public var onOverlong: ((Int) -> Void)?
 
     public init(loop: EventLoop) { self.loop = loop }
 
@@ -17,6 +23,7 @@ public final class StandardInput {
         do {
             watch = try loop.watchReadable(fd: 0) { [weak self] in
                 if self?.readChunk() == false {
+                    self?.finish()
                     self?.stop()
                     onEnd()
                 }
@@ -26,21 +33,10 @@ public final class StandardInput {
             let readable = error.errno == EPERM
             loop.execute { [weak self] in
                 while readable, self?.readChunk() == true {}
+                self?.finish()
                 onEnd()
             }
         }
-    }
-
-    /// Reads once; false at end of input or on a hard error.
-    private func readChunk() -> Bool {
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-        if n > 0 {
-            pending.append(contentsOf: buffer[0..<n])
-            splitLines()
-            return true
-        }
-        return n < 0 && (errno == EINTR || errno == EAGAIN)
     }
 
     public func stop() {
@@ -48,12 +44,54 @@ public final class StandardInput {
         watch = nil
     }
 
-    private func splitLines() {
-        while let newline = pending.firstIndex(of: 0x0A) {
-            var line = Array(pending[..<newline])
-            pending.removeSubrange(...newline)
-            if line.last == 0x0D { line.removeLast() }
-            if !line.isEmpty { lines.append(String(decoding: line, as: UTF8.self)) }
+    /// Reads once; false at end of input or on a hard error.
+    private func readChunk() -> Bool {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let n = buffer.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        if n > 0 {
+            split(buffer[0..<n])
+            return true
         }
+        return n < 0 && (errno == EINTR || errno == EAGAIN)
+    }
+
+    private func split(_ chunk: ArraySlice<UInt8>) {
+        var rest = chunk
+        while let newline = rest.firstIndex(of: 0x0A) {
+            append(rest[rest.startIndex..<newline])
+            emitLine()
+            rest = rest[(newline + 1)...]
+        }
+        append(rest)
+    }
+
+    private func append(_ bytes: ArraySlice<UInt8>) {
+        if overlong > 0 || pending.count + bytes.count > maxLineBytes + 1 {
+            overlong += pending.count + bytes.count   // +1 above: room for a CR before the LF
+            pending = []
+        } else {
+            pending.append(contentsOf: bytes)
+        }
+    }
+
+    private func emitLine() {
+        if overlong > 0 {
+            onOverlong?(overlong)
+            overlong = 0
+            return
+        }
+        var line = pending
+        pending = []
+        if line.last == 0x0D { line.removeLast() }
+        if line.count > maxLineBytes {
+            onOverlong?(line.count)
+        } else if !line.isEmpty {
+            onLine?(String(decoding: line, as: UTF8.self))
+        }
+    }
+
+    /// A last line without a newline still counts.
+    private func finish() {
+        if !pending.isEmpty || overlong > 0 { emitLine() }
     }
 }

@@ -48,6 +48,7 @@ enum ChatCommand {
         var status: Int32 = 1
         let manager = ChatManager(loop: loop, connector: connector, printer: printer, mode: mode)
         manager.notice = "Note: this session is not saved (chatcli keeps no session store yet)."
+        manager.extraICEServers = args.all("ice-server")
         manager.onFinish = { code in
             status = code
             loop.stop()
@@ -55,6 +56,11 @@ enum ChatCommand {
         do {
             try loop.onSignal([SIGINT, SIGTERM]) { _ in manager.interrupt() }
             let input = StandardInput(loop: loop)
+            input.onLine = { manager.send(line: $0) }
+            input.onOverlong = { size in
+                printer.emit(.notSent(code: "message_too_large",
+                                      message: "A message of \(size) bytes was not sent: the limit is \(ChatManager.maxMessageBytes) bytes."))
+            }
             input.start { manager.endOfInput() }
             manager.start()
             loop.run()

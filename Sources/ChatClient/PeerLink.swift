@@ -1,0 +1,78 @@
+import ICE
+import PeerConnection
+import Runtime
+import STUN
+
+/// Runs a `PeerConnection` on the event loop: one UDP socket per local
+/// address, the connection's timer, and its events handed to the chat.
+public final class PeerLink {
+    public let connection: PeerConnection
+    let loop: EventLoop
+    private var sockets: [STUNAddress: UDPSocket] = [:]
+    private var timer: Timer?
+    private var closed = false
+    public var onEvent: ((PeerConnectionEvent) -> Void)?
+
+    public init(loop: EventLoop, isOfferer: Bool, interfaces: [SocketAddress], stunServers: [SocketAddress]) throws(ClientError) {
+        self.loop = loop
+        var bound: [STUNAddress: UDPSocket] = [:]
+        for address in interfaces {
+            guard let socket = try? UDPSocket(loop: loop, bind: address.with(port: 0)),
+                  let base = STUNAddress(socket.localAddress) else { continue }
+            bound[base] = socket
+        }
+        guard !bound.isEmpty else { throw .protocolViolation("no local address could be bound for UDP") }
+        var config = PeerConnectionConfig()
+        config.stunServers = stunServers.compactMap { STUNAddress($0) }
+        do {
+            connection = try PeerConnection(isOfferer: isOfferer, localAddresses: bound.keys.sorted { $0.description < $1.description },
+                                            config: config, now: loop.now.duration)
+        } catch {
+            for socket in bound.values { socket.close() }
+            throw .protocolViolation(error.description)
+        }
+        sockets = bound
+        for (base, socket) in bound {
+            socket.onDatagram = { [weak self] bytes, source in
+                guard let self, !self.closed, let from = STUNAddress(source) else { return }
+                self.connection.handleInput(bytes, from: from, to: base, now: self.loop.now.duration)
+                self.pump()
+            }
+        }
+    }
+
+    /// Call after anything was handed to the connection (SDP, candidates, sends).
+    public func pump() {
+        guard !closed else { return }
+        let now = loop.now.duration
+        if let due = connection.pollTimeout(), due <= now { connection.handleTimeout(now: now) }
+        while let transmit = connection.pollTransmit() {
+            guard let socket = sockets[transmit.source], let destination = SocketAddress(transmit.destination) else { continue }
+            socket.send(transmit.bytes, to: destination)
+        }
+        while let event = connection.pollEvent() {
+            onEvent?(event)
+            if closed { return }
+        }
+        timer?.cancel()
+        if let due = connection.pollTimeout() {
+            timer = loop.schedule(at: Instant(max(due, now + .microseconds(100)))) { [weak self] in self?.pump() }
+        }
+    }
+
+    /// Graceful: SCTP shutdown and close_notify go out, then the sockets close.
+    public func close(after delay: Duration = .milliseconds(100)) {
+        guard !closed else { return }
+        connection.close()
+        pump()
+        onEvent = nil
+        loop.schedule(after: delay) { [weak self] in self?.shutDown() }
+    }
+
+    public func shutDown() {
+        closed = true
+        timer?.cancel()
+        for socket in sockets.values { socket.close() }
+        sockets = [:]
+    }
+}

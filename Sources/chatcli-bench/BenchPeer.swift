@@ -1,0 +1,138 @@
+import Glibc
+import ICE
+import PeerConnection
+import Runtime
+import STUN
+
+/// One side of a benchmark pair: a `PeerConnection` driven on the event loop
+/// through a single UDP socket on 127.0.0.1 (its only host candidate). The
+/// benchmark wires two of these together directly, with no signaling server.
+final class BenchPeer {
+    let pc: PeerConnection
+    let loop: EventLoop
+    private let socket: UDPSocket
+    private let base: STUNAddress
+    private var timer: Timer?
+    private var timerDeadline: Duration?
+    private var pumping = false
+    private var sentSincePump = false
+
+    var onCandidate: ((String?) -> Void)?
+    var onOpen: (() -> Void)?
+    var onMessage: ((String) -> Void)?
+    /// After every pump: where the sender's flow control looks at `bufferedAmount`.
+    var afterPump: (() -> Void)?
+    private(set) var failure: String?
+    private(set) var isOpen = false
+
+    init(loop: EventLoop, isOfferer: Bool) throws {
+        self.loop = loop
+        guard let any = SocketAddress(ip: "127.0.0.1", port: 0) else { throw BenchError("bad loopback address") }
+        socket = try UDPSocket(loop: loop, bind: any)
+        guard let base = STUNAddress(ip: socket.localAddress.ipBytes, port: socket.localAddress.port) else {
+            socket.close()
+            throw BenchError("the socket has no usable address")
+        }
+        self.base = base
+        do {
+            pc = try PeerConnection(isOfferer: isOfferer, localAddresses: [base], now: loop.now.duration)
+        } catch {
+            socket.close()
+            throw error
+        }
+        socket.onDatagram = { [unowned self] bytes, source in
+            guard let from = STUNAddress(ip: source.ipBytes, port: source.port) else { return }
+            pc.handleInput(bytes, from: from, to: self.base, now: self.loop.now.duration)
+            pump()
+        }
+    }
+
+    /// Queues a message; the caller pumps (or is inside a pump, whose loop
+    /// sends it).
+    func send(_ text: String) {
+        do {
+            try pc.send(text: text)
+        } catch {
+            failure = failure ?? error.description
+        }
+        sentSincePump = true
+    }
+
+    /// Sends what the connection queued, reports its events, re-arms its timer.
+    func pump() {
+        // Callbacks may send (echo, refill), which pumps again: the outer
+        // pump's loops pick up whatever that left, so nesting is not needed.
+        if pumping { return }
+        pumping = true
+        defer { pumping = false }
+        var progress = true
+        while progress {
+            progress = false
+            sentSincePump = false
+            while let transmit = pc.pollTransmit() {
+                progress = true
+                guard let destination = SocketAddress(ipBytes: transmit.destination.ip, port: transmit.destination.port) else { continue }
+                socket.send(transmit.bytes, to: destination)
+            }
+            while let event = pc.pollEvent() {
+                progress = true
+                switch event {
+                case .localCandidate(let candidate): onCandidate?(candidate)
+                case .endOfCandidates: onCandidate?(nil)
+                case .connected:
+                    isOpen = true
+                    onOpen?()
+                case .message(let text): onMessage?(text)
+                case .failed(let reason), .disconnected(let reason): failure = failure ?? reason
+                case .closed: failure = failure ?? "closed"
+                case .iceConnected: break
+                }
+            }
+            afterPump?()
+            if sentSincePump { progress = true }
+        }
+        arm()
+    }
+
+    /// One timer per peer, moved only when the deadline comes earlier: a
+    /// timer firing before a deadline that moved later costs one no-op turn,
+    /// far less than cancelling and rescheduling on every packet.
+    private func arm() {
+        guard let due = pc.pollTimeout() else { return }
+        if let timerDeadline, timer?.isPending == true, timerDeadline <= due { return }
+        timer?.cancel()
+        timerDeadline = due
+        timer = loop.schedule(at: Instant(nanoseconds: due.wholeNanoseconds)) { [weak self] in
+            guard let self else { return }
+            self.timerDeadline = nil
+            self.pc.handleTimeout(now: self.loop.now.duration)
+            self.pump()
+        }
+    }
+
+    func close() {
+        timer?.cancel()
+        timer = nil
+        afterPump = nil
+        onMessage = nil
+        onOpen = nil
+        onCandidate = nil
+        socket.close()
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Instant {
+    var duration: Duration { .nanoseconds(nanoseconds) }
+}
+
+extension Duration {
+    var wholeNanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+    }
+}
