@@ -71,6 +71,9 @@ public final class DTLSEndpoint {
         _ = cshims_SSL_CTX_set_session_cache_mode(context, cshims_SSL_SESS_CACHE_OFF())
         ok = ok && SSL_CTX_set_cipher_list(context, DTLSEndpoint.cipherList) == 1
         ok = ok && cshims_SSL_CTX_set1_groups_list(context, "X25519:P-256:P-384") == 1
+        // No SRTP is ever used, but WebRTC stacks built for media (aiortc among
+        // them) fail a handshake that negotiates no SRTP profile; browsers offer it too.
+        ok = ok && SSL_CTX_set_tlsext_use_srtp(context, "SRTP_AEAD_AES_128_GCM:SRTP_AES128_CM_SHA1_80") == 0
         ok = ok && SSL_CTX_use_certificate(context, certificate.x509) == 1
         ok = ok && SSL_CTX_use_PrivateKey(context, certificate.privateKey) == 1
         ok = ok && SSL_CTX_check_private_key(context) == 1

@@ -1,0 +1,183 @@
+"""An aiortc WebRTC peer speaking the Inviso signaling protocol (PROTOCOL §1–§3).
+
+Usage: python aiortc_peer.py SERVER_URL create|join [CODE] --send FILE --expect N
+  create: makes a room and prints {"event":"code","code":...}; join: accepts CODE.
+  Sends each string in FILE (a JSON list) on the data channel "chat", prints
+  {"event":"message","text":...} for each message received, and once it has
+  sent everything and received N messages, leaves and exits 0.
+"""
+import argparse
+import asyncio
+import json
+import random
+import secrets
+import sys
+import urllib.parse
+
+import websockets
+from aiortc import RTCPeerConnection, RTCSessionDescription
+from aiortc.sdp import candidate_from_sdp
+
+
+def emit(obj):
+    print(json.dumps(obj), flush=True)
+
+
+async def rest(base, path, body):
+    loop = asyncio.get_running_loop()
+
+    def call():
+        import http.client
+        u = urllib.parse.urlparse(base)
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+        conn.request("POST", path, body=json.dumps(body), headers={"Content-Type": "application/json"})
+        r = conn.getresponse()
+        data = r.read()
+        return r.status, (json.loads(data) if data else None)
+
+    return await loop.run_in_executor(None, call)
+
+
+async def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("server")
+    ap.add_argument("mode")
+    ap.add_argument("code", nargs="?")
+    ap.add_argument("--send", required=True)
+    ap.add_argument("--expect", type=int, required=True)
+    args = ap.parse_args()
+    outgoing = json.load(open(args.send))
+    device = "aiortc-" + secrets.token_hex(8)
+
+    if args.mode == "create":
+        while True:
+            code = "%06d" % random.randrange(1000000)
+            status, _ = await rest(args.server, "/api/rooms", {"joinid": code, "expiresInSeconds": 600, "client1": device})
+            if status == 201:
+                break
+        emit({"event": "code", "code": code})
+        while True:
+            status, body = await rest(args.server, "/api/rooms/check", {"joinid": code, "client1": device})
+            if status == 200:
+                room = body["roomid"]
+                break
+            await asyncio.sleep(0.3)
+    else:
+        status, body = await rest(args.server, "/api/rooms/accept", {"joinid": args.code, "client2": device})
+        if status != 200:
+            emit({"event": "error", "error": f"accept {status} {body}"})
+            sys.exit(1)
+        room = body["roomid"]
+
+    u = urllib.parse.urlparse(args.server)
+    ws = await websockets.connect(f"ws://{u.hostname}:{u.port}/", max_size=None)
+    pc = RTCPeerConnection()
+    received = []
+    done = asyncio.Event()
+    channel_holder = {}
+    pending_candidates = []
+
+    def check_done():
+        ch = channel_holder.get("ch")
+        if ch and channel_holder.get("sent") and len(received) >= args.expect:
+            done.set()
+
+    def attach(ch):
+        channel_holder["ch"] = ch
+
+        @ch.on("message")
+        def on_message(msg):
+            text = msg if isinstance(msg, str) else msg.decode()
+            received.append(text)
+            emit({"event": "message", "text": text})
+            check_done()
+
+        async def send_all():
+            for text in outgoing:
+                ch.send(text)
+                while ch.bufferedAmount > 1 << 20:
+                    await asyncio.sleep(0.01)
+            while ch.bufferedAmount > 0:
+                await asyncio.sleep(0.01)
+            channel_holder["sent"] = True
+            emit({"event": "sent", "count": len(outgoing)})
+            check_done()
+
+        def opened():
+            emit({"event": "open"})
+            asyncio.ensure_future(send_all())
+
+        if ch.readyState == "open":
+            opened()
+        else:
+            ch.on("open", opened)
+
+    @pc.on("datachannel")
+    def on_datachannel(ch):
+        attach(ch)
+
+    async def add_candidate(c):
+        text = c.get("candidate") if isinstance(c, dict) else c
+        if not text:
+            return
+        if text.startswith("a="):
+            text = text[2:]
+        if text.startswith("candidate:"):
+            text = text[len("candidate:"):]
+        cand = candidate_from_sdp(text)
+        cand.sdpMid = c.get("sdpMid", "0") if isinstance(c, dict) else "0"
+        cand.sdpMLineIndex = 0
+        await pc.addIceCandidate(cand)
+
+    await ws.send(json.dumps({"type": "join_room", "roomId": room}))
+    async for raw in ws:
+        msg = json.loads(raw)
+        t = msg.get("type")
+        if t == "room_ready" and msg.get("isInitiator"):
+            attach(pc.createDataChannel("chat"))
+            await pc.setLocalDescription(await pc.createOffer())
+            await ws.send(json.dumps({"type": "webrtc_offer", "sdp": pc.localDescription.sdp}))
+        elif t == "webrtc_offer":
+            await pc.setRemoteDescription(RTCSessionDescription(sdp=msg["sdp"], type="offer"))
+            for c in pending_candidates:
+                await add_candidate(c)
+            pending_candidates.clear()
+            await pc.setLocalDescription(await pc.createAnswer())
+            await ws.send(json.dumps({"type": "webrtc_answer", "sdp": pc.localDescription.sdp}))
+        elif t == "webrtc_answer":
+            await pc.setRemoteDescription(RTCSessionDescription(sdp=msg["sdp"], type="answer"))
+            for c in pending_candidates:
+                await add_candidate(c)
+            pending_candidates.clear()
+        elif t == "ice_candidate":
+            if pc.remoteDescription is None:
+                pending_candidates.append(msg["candidate"])
+            else:
+                await add_candidate(msg["candidate"])
+        elif t in ("peer_left", "peer_disconnected"):
+            emit({"event": t})
+            break
+        if done.is_set():
+            break
+        if t in ("room_ready", "webrtc_offer", "webrtc_answer") and "watch" not in channel_holder:
+            channel_holder["watch"] = asyncio.ensure_future(watch_done(done, ws))
+
+    await pc.close()
+    try:
+        await ws.close()
+    except Exception:  # noqa: BLE001
+        pass
+    emit({"event": "closed", "received": len(received)})
+
+
+async def watch_done(done, ws):
+    await done.wait()
+    await asyncio.sleep(0.3)  # let the last SACKs go out
+    try:
+        await ws.send(json.dumps({"type": "leave_room"}))
+        await ws.close()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+asyncio.run(main())
