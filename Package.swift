@@ -35,6 +35,7 @@ let package = Package(
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "ICE", "DTLS", "SCTP", "SDP"]),
         .target(name: "Terminal", dependencies: ["CReadline", "CShims"]),
         .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims"]),
+        .executableTarget(name: "chatcli-bench", dependencies: ["PeerConnection", "Runtime", "STUN", "ICE"]),
         .executableTarget(name: "chatcli", dependencies: [
             "ChatClient", "SignalingServer", "Runtime", "Terminal", "Wire",
         ]),
