@@ -7,7 +7,7 @@ extension SCTPAssociation {
         guard verificationTagAcceptable(packet) else { return }
         statistics.packetsReceived += 1
         var receivedData = false
-        let cumBefore = tracker.cumulativeTSN
+        let hadGaps = tracker.hasGaps
         chunkLoop: for chunk in packet.chunks {
             if terminated { break }
             switch chunk {
@@ -45,7 +45,7 @@ extension SCTPAssociation {
                 if type & 0x80 == 0 { break chunkLoop }
             }
         }
-        if receivedData && !terminated { afterDataReceived(cumulativeBefore: cumBefore) }
+        if receivedData && !terminated { afterDataReceived(hadGaps: hadGaps) }
     }
 
     /// RFC 9260 §8.5 verification tag rules.

@@ -47,14 +47,17 @@ extension SCTPAssociation {
 
     /// Delayed-ack policy (RFC 9260 §6.2): every second packet with DATA, at
     /// once on gaps or duplicates, otherwise within the delayed-ack timeout.
-    func afterDataReceived(cumulativeBefore: UInt32) {
+    func afterDataReceived(hadGaps: Bool) {
         guard sackNeeded else { return }
         dataPacketsSinceSack += 1
         if tracker.hasGaps || !tracker.duplicates.isEmpty || dataPacketsSinceSack >= 2 || state != .established {
             sackImmediately = true
         }
-        // A gap just closed: tell the sender quickly.
-        if tracker.cumulativeTSN &- cumulativeBefore > 1 && !tracker.hasGaps { sackImmediately = true }
+        // A gap just closed: tell the sender quickly. (Not "the cumulative
+        // TSN moved by more than one": a packet bundling several small
+        // messages does that without any gap, and acking each such packet
+        // at once doubled the SACKs for small-message traffic.)
+        if hadGaps { sackImmediately = true }
         if !sackImmediately && ackDeadline == nil { ackDeadline = now + config.delayedAckTimeout }
         if let d = deferredReset, tsnLessOrEqual(d.lastTSN, tracker.cumulativeTSN) { performDeferredReset() }
     }
