@@ -10,6 +10,7 @@ struct ChatcliBench {
     static func main() {
         var json = false
         var seconds = 5.0
+        var only: String?
         var arguments = CommandLine.arguments.dropFirst()
         while let argument = arguments.popFirst() {
             switch argument {
@@ -17,11 +18,19 @@ struct ChatcliBench {
             case "--duration":
                 guard let value = arguments.popFirst().flatMap(Double.init), value > 0 else { usage() }
                 seconds = value
+            case "--only":
+                // For profiling one phase: runs it alone and prints its raw figures.
+                guard let phase = arguments.popFirst(), ["setup", "bulk", "small", "rtt"].contains(phase) else { usage() }
+                only = phase
             default: usage()
             }
         }
         do {
             let loop = try EventLoop()
+            if let only {
+                try runAlone(only, loop: loop, seconds: seconds)
+                return
+            }
             let setup = try Measurements.setup(loop: loop)
             let bulk = try Measurements.stream(loop: loop, size: 16 * 1024, seconds: seconds)
             let small = try Measurements.stream(loop: loop, size: 100, seconds: seconds)
@@ -46,8 +55,19 @@ struct ChatcliBench {
         }
     }
 
+    static func runAlone(_ phase: String, loop: EventLoop, seconds: Double) throws {
+        switch phase {
+        case "setup": print("setup_ms \(fixed(try Measurements.setup(loop: loop), 2))")
+        case "rtt": print("rtt_us_median \(fixed(Measurements.median(try Measurements.roundTrips(loop: loop)), 1))")
+        default:
+            let result = try Measurements.stream(loop: loop, size: phase == "bulk" ? 16 * 1024 : 100, seconds: seconds)
+            print("\(phase): \(result.bytes) bytes, \(result.messages) messages in \(fixed(result.elapsed, 3)) s, CPU \(fixed(result.cpu, 3)) s; "
+                  + "\(result.sentDatagrams) datagrams (\(result.sentBytes) bytes) sent, \(result.returnedDatagrams) back")
+        }
+    }
+
     static func usage() -> Never {
-        printError("usage: chatcli-bench [--json] [--duration SECONDS]")
+        printError("usage: chatcli-bench [--json] [--duration SECONDS] [--only setup|bulk|small|rtt]")
         exit(2)
     }
 

@@ -22,6 +22,9 @@ final class BenchPeer {
     var onMessage: ((String) -> Void)?
     /// After every pump: where the sender's flow control looks at `bufferedAmount`.
     var afterPump: (() -> Void)?
+    /// Datagrams and bytes handed to the socket (for `--only` diagnostics).
+    private(set) var datagramsSent = 0
+    private(set) var bytesSent = 0
     private(set) var failure: String?
     private(set) var isOpen = false
 
@@ -73,6 +76,8 @@ final class BenchPeer {
                 progress = true
                 guard let destination = SocketAddress(ipBytes: transmit.destination.ip, port: transmit.destination.port) else { continue }
                 socket.send(transmit.bytes, to: destination)
+                datagramsSent += 1
+                bytesSent += transmit.bytes.count
             }
             while let event = pc.pollEvent() {
                 progress = true

@@ -18,6 +18,10 @@ enum Measurements {
         var messages = 0
         var elapsed = 0.0
         var cpu = 0.0
+        /// Datagrams each way during the whole run (data, and mostly SACKs back).
+        var sentDatagrams = 0
+        var sentBytes = 0
+        var returnedDatagrams = 0
     }
 
     /// Messages of `size` bytes from offerer to answerer for `seconds`, the
@@ -48,12 +52,17 @@ enum Measurements {
                 fill()
             }
         }
+        let sentBefore = (sender.datagramsSent, sender.bytesSent)
+        let returnedBefore = receiver.datagramsSent
         let cpuStart = processCPUTime()
         let start = loop.now
         loop.schedule(after: .nanoseconds(Int64(seconds * 1e9))) {
             counting = false
             result.elapsed = (loop.now - start).seconds
             result.cpu = (processCPUTime() - cpuStart).seconds
+            result.sentDatagrams = sender.datagramsSent - sentBefore.0
+            result.sentBytes = sender.bytesSent - sentBefore.1
+            result.returnedDatagrams = receiver.datagramsSent - returnedBefore
             loop.stop()
         }
         fill()
