@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+/// Messages through the real binary: chatcli with chatcli, and chatcli with
+/// aiortc (an independent WebRTC stack) speaking the Inviso signaling.
+@Suite(.serialized) struct ChatTests {
+    /// Sizes from 1 byte to the 256 KiB limit, with multi-byte characters.
+    static func messages(_ tag: String) -> [String] {
+        var out: [String] = ["\(tag) hello", "ünïcödé ✓ 😀 \(tag)", "\(tag) \"quotes\" and \\backslashes\\ and \t tab"]
+        for size in [100, 1_199, 1_200, 4_096, 16_384, 65_535, 65_536, 200_000, 262_144] {
+            let prefix = "\(tag)\(size):"
+            let room = size - prefix.utf8.count
+            let tail = room % 2 == 1 ? "x" : ""
+            out.append(prefix + String(repeating: "é", count: room / 2) + tail)   // exactly `size` bytes
+        }
+        return out
+    }
+
+    static func lines(_ messages: [String]) -> String { messages.joined(separator: "\n") + "\n" }
+
+    @Test func twoChatcliPeersExchangeEverySizeBothWays() throws {
+        let server = try ServerProcess()
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        let fromAlice = Self.messages("a"), fromBob = Self.messages("b")
+        alice.write(Self.lines(fromAlice))
+        bob.write(Self.lines(fromBob))
+        let connected = try #require(alice.waitForEvent("connected", timeout: 20), "\(alice.transcript)\n\(bob.transcript)")
+        let bobConnected = try #require(bob.waitForEvent("connected"), "\(bob.transcript)")
+        #expect(connected["sas"] as? String == bobConnected["sas"] as? String)
+        #expect(["host", "srflx", "prflx"].contains(connected["path"] as? String ?? ""))
+        #expect(waitForMessages(alice, count: fromBob.count) == fromBob, "\(alice.transcript.prefix(2000))")
+        #expect(waitForMessages(bob, count: fromAlice.count) == fromAlice, "\(bob.transcript.prefix(2000))")
+        alice.closeInput()
+        #expect(alice.waitForExit() == 0, "\(alice.transcript.suffix(2000))")
+        #expect(bob.waitForEvent("peer_left") != nil)
+        #expect(bob.waitForExit() == 0, "\(bob.transcript.suffix(2000))")
+    }
+
+    @Test func linesTypedBeforeTheChannelOpensAreSentInOrderAndAnOversizedLineIsRefused() throws {
+        let server = try ServerProcess()
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
+        alice.write("one\r\ntwo\n\n" + String(repeating: "z", count: 262_145) + "\nthree\n")
+        let error = try #require(alice.waitForEvent("error"), "\(alice.transcript.prefix(2000))")
+        #expect(error["error"] as? String == "message_too_large")
+        let codes = alice.stdout.compactMap { line -> String? in
+            guard line.contains(#""event":"code""#) else { return nil }
+            return (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["code"] as? String
+        }
+        let code = try #require(codes.first)
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        #expect(waitForMessages(bob, count: 3) == ["one", "two", "three"], "\(bob.transcript.prefix(2000))")
+        alice.closeInput()
+        #expect(alice.waitForExit() == 0, "\(alice.transcript.suffix(1000))")
+        bob.closeInput()
+        #expect(bob.waitForExit() == 0)
+    }
+
+    @Test(arguments: ["aiortc-creates", "chatcli-creates"])
+    func chatsWithAiortc(who: String) throws {
+        let server = try ServerProcess()
+        let dir = Harness.temporaryDirectory()
+        let fromPython = Self.messages("p"), fromChatcli = Self.messages("c")
+        let file = dir + "/send.json"
+        try JSONSerialization.data(withJSONObject: fromPython).write(to: URL(fileURLWithPath: file))
+        let script = Harness.packageRoot + "/Tests/EndToEndTests/Python/aiortc_peer.py"
+        let python: ChildProcess, chatcli: ChildProcess
+        if who == "aiortc-creates" {
+            python = try ChildProcess(Harness.pythonPath, [script, server.url, "create", "--send", file, "--expect", "\(fromChatcli.count)"], name: "aiortc")
+            let code = try #require(python.waitForEvent("code", timeout: 20)?["code"] as? String, "\(python.transcript)")
+            chatcli = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "chatcli")
+        } else {
+            chatcli = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "chatcli")
+            let code = try #require(chatcli.waitForEvent("code")?["code"] as? String, "\(chatcli.transcript)")
+            python = try ChildProcess(Harness.pythonPath, [script, server.url, "join", code, "--send", file, "--expect", "\(fromChatcli.count)"], name: "aiortc")
+        }
+        chatcli.write(Self.lines(fromChatcli))
+        #expect(waitForMessages(chatcli, count: fromPython.count, timeout: 60) == fromPython, "\(chatcli.transcript.prefix(3000))\n\(python.transcript.suffix(3000))")
+        #expect(python.waitForExit(timeout: 60) == 0, "\(python.transcript.suffix(3000))")
+        let pythonGot = python.stdout.compactMap { line -> String? in
+            guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], obj["event"] as? String == "message" else { return nil }
+            return obj["text"] as? String
+        }
+        #expect(pythonGot == fromChatcli)
+        #expect(chatcli.waitForEvent("peer_left", timeout: 20) != nil, "\(chatcli.transcript.suffix(2000))")
+        chatcli.closeInput()
+        #expect(chatcli.waitForExit() == 0, "\(chatcli.transcript.suffix(2000))")
+    }
+
+    func waitForMessages(_ p: ChildProcess, count: Int, timeout: TimeInterval = 30) -> [String] {
+        // The match closure runs under the process's lock: it must not call back into `p`.
+        var texts: [String] = []
+        _ = p.waitForLine(timeout: timeout) { line in
+            if line.hasPrefix(#"{"event":"message""#),
+               let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+               let text = obj["text"] as? String {
+                texts.append(text)
+            }
+            return texts.count >= count
+        }
+        return texts
+    }
+}
