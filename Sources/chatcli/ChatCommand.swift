@@ -16,6 +16,9 @@ enum ChatCommand {
         guard let server = ServerURL(serverText) else {
             return usage("'\(serverText)' is not a server URL: use http://HOST:PORT or https://HOST")
         }
+        for url in args.all("ice-server") where ICEServerURL(url) == nil {
+            return usage("'\(url)' is not a STUN/TURN URL: use stun:HOST:PORT")
+        }
         let mode: ChatManager.Mode
         if join {
             let raw = args.positionals[0]
