@@ -162,22 +162,26 @@ async def main():
         if t in ("room_ready", "webrtc_offer", "webrtc_answer") and "watch" not in channel_holder:
             channel_holder["watch"] = asyncio.ensure_future(watch_done(done, ws))
 
+    await leave(ws)
     await pc.close()
-    try:
-        await ws.close()
-    except Exception:  # noqa: BLE001
-        pass
     emit({"event": "closed", "received": len(received)})
+
+
+async def leave(ws):
+    """leave_room, then close: the peer must see peer_left, not peer_disconnected."""
+    try:
+        await ws.send(json.dumps({"type": "leave_room"}))
+        await ws.close()
+    except Exception:  # noqa: BLE001 - already closed by the other path
+        pass
 
 
 async def watch_done(done, ws):
     await done.wait()
-    await asyncio.sleep(0.3)  # let the last SACKs go out
-    try:
-        await ws.send(json.dumps({"type": "leave_room"}))
-        await ws.close()
-    except Exception:  # noqa: BLE001
-        pass
+    # aiortc's bufferedAmount reaching 0 means handed to SCTP, not acknowledged:
+    # give the last (largest) message time to arrive before leaving.
+    await asyncio.sleep(2)
+    await leave(ws)
 
 
 asyncio.run(main())
