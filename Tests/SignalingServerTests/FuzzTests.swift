@@ -1,3 +1,4 @@
+import TestSupport
 import HTTP1
 @testable import SignalingServer
 import Testing

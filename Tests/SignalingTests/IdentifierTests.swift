@@ -1,3 +1,4 @@
+import TestSupport
 import Signaling
 import Testing
 

@@ -1,18 +1,8 @@
+import TestSupport
 import STUN
 import TURN
 
-/// SplitMix64: deterministic randomness for transaction ids and fuzzing.
-struct SeededGenerator: RandomNumberGenerator, Sendable {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+typealias SeededGenerator = SeededRandom
 
 /// A minimal TURN server built on the STUN codec: enough of RFC 8656 to
 /// answer the long-term credential challenge, stale nonces, and each

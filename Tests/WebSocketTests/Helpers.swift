@@ -1,17 +1,7 @@
+import TestSupport
 import WebSocket
 
-/// Deterministic SplitMix64 so fuzz failures reproduce.
-struct SeededRNG: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+typealias SeededRNG = SeededRandom
 
 /// The key from RFC 6455 §5.7's masked examples.
 let rfcMaskKey: UInt32 = 0x37FA_213D
