@@ -52,11 +52,7 @@ extension ChatManager {
         let fallback = "stun:\(http.authorityHostForICE):3478"
         http.send(RoomAPI.iceServersRequest(authority: http.authority), timeout: .seconds(5)) { [weak self] result in
             guard let self else { return }
-            var urls: [String] = []
-            if case .success(let response) = result, response.status == 200,
-               let list = (try? JSON.parse(response.body))?["iceServers"]?.arrayValue {
-                for entry in list { urls += entry["urls"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
-            }
+            var urls = (try? result.get()).map(RoomAPI.iceServerURLs) ?? []
             if urls.isEmpty { urls = self.extraICEServers.isEmpty ? [fallback] : [] }
             self.iceServers = (self.extraICEServers + urls).compactMap(ICEServerURL.init).filter(\.isSTUN).compactMap {
                 try? Resolver.resolve(host: $0.host, port: $0.port).first

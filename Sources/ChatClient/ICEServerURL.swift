@@ -23,21 +23,11 @@ public struct ICEServerURL: Equatable, Sendable {
             }
         }
         let secure = scheme == .stuns || scheme == .turns
-        var hostPart = rest
-        var portPart: Substring? = nil
-        if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { return nil }
-            hostPart = rest[rest.index(after: rest.startIndex)..<close]
-            let after = rest[rest.index(after: close)...]
-            if after.hasPrefix(":") { portPart = after.dropFirst() } else if !after.isEmpty { return nil }
-        } else if let c = rest.lastIndex(of: ":") {
-            hostPart = rest[..<c]
-            portPart = rest[rest.index(after: c)...]
-        }
+        guard let (hostPart, portPart) = HostPort.split(rest) else { return nil }
         guard !hostPart.isEmpty, !hostPart.contains("/"), !hostPart.contains("@") else { return nil }
         host = String(hostPart)
         if let portPart {
-            guard let p = UInt16(portPart), p > 0 else { return nil }
+            guard let p = HostPort.port(portPart) else { return nil }
             port = p
         } else {
             port = secure ? 5349 : 3478

@@ -80,6 +80,17 @@ public enum RoomAPI {
         }
     }
 
+    /// The URLs of a `GET /api/ice-servers` answer (`urls` as an array or a
+    /// single string, as WebRTC allows); empty for anything else, such as
+    /// Inviso's 404.
+    public static func iceServerURLs(_ r: HTTPResponse) -> [String] {
+        guard r.status == 200, let list = body(r)?["iceServers"]?.arrayValue else { return [] }
+        return list.flatMap { entry -> [String] in
+            if let single = entry["urls"]?.stringValue { return [single] }
+            return entry["urls"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        }
+    }
+
     /// Whether a failed call is worth retrying with backoff (Inviso answers
     /// 5xx "database is locked" under concurrency without changing anything).
     public static func isTransient(_ r: HTTPResponse) -> Bool {

@@ -24,24 +24,11 @@ public struct ServerURL: Equatable, Sendable, CustomStringConvertible {
             rest = rest[..<slash]
         }
         guard !rest.isEmpty, !rest.contains("@") else { return nil }
-        var hostPart = rest
-        var portPart: Substring? = nil
-        if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { return nil }
-            hostPart = rest[rest.index(after: rest.startIndex)..<close]
-            let after = rest[rest.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { return nil }
-                portPart = after.dropFirst()
-            }
-        } else if let colon = rest.lastIndex(of: ":") {
-            hostPart = rest[..<colon]
-            portPart = rest[rest.index(after: colon)...]
-        }
+        guard let (hostPart, portPart) = HostPort.split(rest) else { return nil }
         guard !hostPart.isEmpty, hostPart.allSatisfy({ $0.isASCII && !$0.isWhitespace }) else { return nil }
         host = String(hostPart)
         if let portPart {
-            guard let p = UInt16(portPart), p > 0 else { return nil }
+            guard let p = HostPort.port(portPart) else { return nil }
             port = p
         } else {
             port = secure ? 443 : 80

@@ -142,3 +142,20 @@ import Wire
         }
     }
 }
+
+@Suite struct ICEServerTests {
+    @Test func iceServersAcceptArrayAndSingleStringURLs() {
+        let body = #"{"iceServers":[{"urls":["stun:h:3478","turn:h:3478?transport=tcp"]},{"urls":"stun:other:19302"}]}"#
+        let r = HTTPResponse(status: 200, body: Array(body.utf8))
+        #expect(RoomAPI.iceServerURLs(r) == ["stun:h:3478", "turn:h:3478?transport=tcp", "stun:other:19302"])
+        #expect(RoomAPI.iceServerURLs(HTTPResponse(status: 404, body: Array("<html>".utf8))) == [])
+    }
+
+    @Test func iceServerURLsParseHostPortAndTransport() throws {
+        let turn = try #require(ICEServerURL("turn:[2001:db8::1]:3479?transport=tcp"))
+        #expect(turn.scheme == .turn && turn.host == "2001:db8::1" && turn.port == 3479 && turn.transport == "tcp")
+        #expect(ICEServerURL("stun:example.org")?.port == 3478)
+        #expect(ICEServerURL("turns:example.org")?.port == 5349)
+        for bad in ["stun:", "stun:[::1", "stun:[::1]x", "stun:h:0", "http://h", "stun:u@h"] { #expect(ICEServerURL(bad) == nil, "\(bad)") }
+    }
+}

@@ -90,14 +90,7 @@ public final class Doctor {
 
     private func fetchICEServers(_ done: @escaping (Report) -> Void) {
         http.send(RoomAPI.iceServersRequest(authority: server.authority)) { [self] result in
-            var urls: [String] = []
-            if case .success(let response) = result, response.status == 200,
-               let list = (try? JSON.parse(response.body))?["iceServers"]?.arrayValue {
-                for entry in list {
-                    urls += entry["urls"]?.arrayValue?.compactMap(\.stringValue) ?? []
-                    if let single = entry["urls"]?.stringValue { urls.append(single) }
-                }
-            }
+            let urls = (try? result.get()).map(RoomAPI.iceServerURLs) ?? []
             useICEServers(urls, done)
         }
     }
