@@ -14,6 +14,9 @@ public enum ChatEvent: Equatable, Sendable {
     case ice(path: String, local: String, remote: String, rttMilliseconds: Int?)
     /// The encrypted chat channel is open.
     case connected(ConnectionInfo)
+    /// The channel is back after the path was lost (`after`: how long it was down).
+    /// In `--json` it is another `connected` event, with the path now in use.
+    case reconnected(ConnectionInfo, after: Duration?)
     case message(String)
     /// A local line that could not be sent (`message_too_large`); the chat goes on.
     case notSent(code: String, message: String)
@@ -31,7 +34,7 @@ public enum ChatEvent: Equatable, Sendable {
         case .ice(let path, let local, let remote, let rtt):
             return .object(["event": "ice", "state": "connected", "path": .string(path), "local": .string(local),
                             "remote": .string(remote), "rtt_ms": rtt.map { JSON($0) } ?? .null])
-        case .connected(let info):
+        case .connected(let info), .reconnected(let info, _):
             return .object(["event": "connected", "path": .string(info.path), "local": .string(info.local),
                             "remote": .string(info.remote), "sas": .string(info.sas), "rtt_ms": info.rttMilliseconds.map { JSON($0) } ?? .null])
         case .message(let text): return ["event": "message", "text": .string(text)]

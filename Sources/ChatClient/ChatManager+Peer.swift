@@ -62,7 +62,12 @@ extension ChatManager {
     }
 
     func roomReady(isInitiator: Bool) {
-        if let peer, peer.connection.isOpen { return }   // the channel survived a signaling reconnect
+        if let peer, peer.connection.isOpen {
+            // The channel survived a signaling reconnect; if its path is
+            // down, the offerer restarts ICE now that signaling works.
+            if peer.connection.isPathDown, peer.connection.isOfferer { restartNow() }
+            return
+        }
         closePeer()
         guard isInitiator else { return }   // the answerer waits for the offer
         guard let link = makePeer(isOfferer: true) else { return }
@@ -74,6 +79,10 @@ extension ChatManager {
         switch type {
         case MessageType.webrtcOffer:
             guard let sdp = payload["sdp"]?.stringValue else { return }
+            if let peer, peer.connection.canRestartICE, peer.connection.isSameSession(sdp) {
+                answerRestart(sdp, on: peer)
+                return
+            }
             closePeer()
             guard let link = makePeer(isOfferer: false) else { return }
             do {
@@ -87,6 +96,11 @@ extension ChatManager {
             guard let sdp = payload["sdp"]?.stringValue, let peer else { return }
             do {
                 try peer.connection.acceptAnswer(sdp)
+            } catch PeerConnectionError.certificateChanged {
+                // The peer started over (a new process): a new connection.
+                closePeer()
+                roomReady(isInitiator: true)
+                return
             } catch {
                 fail(.protocolViolation(error.description))
                 return
@@ -103,6 +117,17 @@ extension ChatManager {
         default:
             break   // key_exchange, chat_*: nothing we need
         }
+    }
+
+    /// The offerer restarted ICE on the connection we have.
+    private func answerRestart(_ sdp: String, on peer: PeerLink) {
+        do {
+            signaling.send(.answer(sdp: try peer.connection.acceptOffer(sdp)))
+        } catch {
+            fail(.protocolViolation(error.description))
+            return
+        }
+        peer.pump()
     }
 
     private func makePeer(isOfferer: Bool) -> PeerLink? {
@@ -138,7 +163,9 @@ extension ChatManager {
         case .message(let text):
             printer.emit(.message(text))
         case .disconnected(let reason):
-            printer.emit(.progress("The direct path stopped working (\(reason)); waiting for it to come back."))
+            pathLost(reason)
+        case .reconnected(let info):
+            pathRestored(info)
         case .closed:
             if !peerGone { printer.emit(.progress("Your peer closed the chat channel.")) }
         case .failed(let reason):

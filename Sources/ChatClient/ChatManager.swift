@@ -40,6 +40,9 @@ public final class ChatManager {
     var outbox: [String] = []
     var iceServers: [SocketAddress] = []
     var finishTimer: Timer?
+    var pathDownSince: Instant?
+    var restartTimer: Timer?
+    var restartBackoff = Backoff(base: .seconds(1), cap: .seconds(15))
     /// `--ice-server` URLs, used with (or, for servers without the API, instead of) the server's.
     public var extraICEServers: [String] = []
     public var onFinish: ((Int32) -> Void)?
@@ -301,6 +304,7 @@ public final class ChatManager {
         if case .finished = state { return }
         state = .finished
         finishTimer?.cancel()
+        restartTimer?.cancel()
         peer?.shutDown()
         http.close()
         signaling.stop()

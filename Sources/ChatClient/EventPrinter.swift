@@ -30,6 +30,10 @@ public final class EventPrinter {
             let rtt = info.rttMilliseconds.map { ", round trip \($0) ms" } ?? ""
             Output.write("Connected \(how) (\(info.local) ↔ \(info.remote)\(rtt)), end-to-end encrypted.\n", to: 1)
             Output.write("Safety words: \(info.sas) — read them to your peer; if theirs differ, someone is in the middle.\n", to: 1)
+        case .reconnected(let info, let outage):
+            let how = info.path == "relay" ? "through a relay" : "directly"
+            let down = outage.map { " after \($0.milliseconds / 1000) s" } ?? ""
+            Output.write("Reconnected \(how)\(down) (\(info.local) ↔ \(info.remote)); nothing was lost.\n", to: 1)
         case .message(let text): Output.write("peer: \(TerminalText.sanitize(text))\n", to: 1)
         case .notSent(_, let message): Output.write("chatcli: \(message)\n", to: 2)
         }

@@ -13,6 +13,10 @@ extension PeerConnection {
     /// Takes the peer's offer and returns our answer (`a=setup:active`: we are the DTLS client).
     public func acceptOffer(_ text: String) throws(PeerConnectionError) -> String {
         let offer = try parse(text)
+        if let remote {
+            guard isSameSession(text) else { throw .certificateChanged }
+            if offer.iceUfrag != remote.iceUfrag || offer.icePwd != remote.icePwd { restartAgent() }
+        }
         let answer: SessionDescription
         do {
             answer = try SessionDescription.answer(to: offer, sessionID: random.next(), iceUfrag: agent.localCredentials.ufrag,
@@ -71,6 +75,7 @@ extension PeerConnection {
             }
         }
         let restart = remote != nil
+        if restart, fingerprint != remoteFingerprint { throw .certificateChanged }
         remote = description
         remoteFingerprint = fingerprint
         agent.setRemoteCredentials(ufrag: description.iceUfrag, pwd: description.icePwd)

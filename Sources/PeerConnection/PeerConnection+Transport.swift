@@ -71,9 +71,14 @@ extension PeerConnection {
                 if dtls == nil {
                     do { try startDTLS() } catch { fail(error.description) }
                 }
+                pathRestored()
                 flush()
-            case .stateChanged(.failed(let reason)): fail(reason)
-            case .consentLost: events.append(.disconnected("the peer stopped answering on the selected path"))
+            case .stateChanged(.disconnected):
+                let seconds = config.ice.disconnectedTimeout.components.seconds
+                pathLost("no answer from the peer for \(seconds) s")
+            case .stateChanged(.connected) where pathDown:
+                pathRestored()
+            case .stateChanged(.failed(let reason)): pathLost(reason)
             default: break
             }
         }
@@ -116,10 +121,7 @@ extension PeerConnection {
             case .channelOpen(let id, let label):
                 guard label == config.channelLabel, chatChannel == nil else { continue }
                 chatChannel = id
-                if let pair = agent.selectedPair, let remoteFingerprint {
-                    let connection = ConnectionInfo(path: pair.path, local: pair.local.summary, remote: pair.remote.summary,
-                                                    sas: SAS.words(localFingerprint: certificate.fingerprint, remoteFingerprint: remoteFingerprint),
-                                                    rttMilliseconds: pair.rttMilliseconds)
+                if let connection = currentConnectionInfo() {
                     info = connection
                     events.append(.connected(connection))
                 }
@@ -150,6 +152,13 @@ extension PeerConnection {
             }
         }
         drainICE()
+    }
+
+    func currentConnectionInfo() -> ConnectionInfo? {
+        guard let pair = agent.selectedPair, let remoteFingerprint else { return nil }
+        return ConnectionInfo(path: pair.path, local: pair.local.summary, remote: pair.remote.summary,
+                              sas: SAS.words(localFingerprint: certificate.fingerprint, remoteFingerprint: remoteFingerprint),
+                              rttMilliseconds: pair.rttMilliseconds)
     }
 
     func finishClosed() {

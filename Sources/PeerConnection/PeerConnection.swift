@@ -31,6 +31,7 @@ public final class PeerConnection {
     var events: [PeerConnectionEvent] = []
     var info: ConnectionInfo?
     var finished = false
+    var pathDown = false
 
     public init(isOfferer: Bool, localAddresses: [STUNAddress], config: PeerConnectionConfig = PeerConnectionConfig(),
                 now: Duration, random: any RandomNumberGenerator = SystemRandomNumberGenerator()) throws(PeerConnectionError) {

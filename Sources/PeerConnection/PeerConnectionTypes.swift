@@ -31,8 +31,13 @@ public enum PeerConnectionEvent: Sendable, Equatable {
     /// The chat channel is open: messages can flow.
     case connected(ConnectionInfo)
     case message(String)
-    /// The path stopped answering (consent lost): an ICE restart may bring it back.
+    /// The path stopped answering (consent checks unanswered, or a restart
+    /// found no pair): an ICE restart may bring it back. Only after DTLS is
+    /// up; before that a failure is `failed`.
     case disconnected(String)
+    /// A working path again after `disconnected` (consent came back or an
+    /// ICE restart selected a new pair); the channel carried on.
+    case reconnected(ConnectionInfo)
     /// The peer closed the channel or the association.
     case closed
     case failed(String)
@@ -41,4 +46,8 @@ public enum PeerConnectionEvent: Sendable, Equatable {
 public struct PeerConnectionError: Error, Sendable, Equatable, CustomStringConvertible {
     public let description: String
     public init(_ description: String) { self.description = description }
+
+    /// A renegotiation carried another certificate: the peer started a new
+    /// connection, so this one cannot continue.
+    public static let certificateChanged = PeerConnectionError("the peer's certificate changed: it started a new connection")
 }

@@ -117,6 +117,12 @@ extension SCTPAssociation {
             return
         }
         rto.backOff()
+        retransmitOutstanding()
+    }
+
+    /// Everything in flight and not gap-acknowledged is sent again, from a
+    /// collapsed congestion window (RFC 9260 §6.3.3 E1, E3).
+    func retransmitOutstanding() {
         congestion.onRetransmissionTimeout()
         retransmitList.removeAll(keepingCapacity: true)
         retransmitListUnsorted = false

@@ -36,6 +36,9 @@ public final class DataChannelEndpoint {
         processAssociationEvents()
     }
 
+    /// See ``SCTPAssociation/pathRestored(now:)``.
+    public func pathRestored(now: Duration) { association.pathRestored(now: now) }
+
     public func pollEvent() -> DataChannelEvent? {
         processAssociationEvents()
         guard eventHead < events.count else { return nil }

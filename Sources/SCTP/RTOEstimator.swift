@@ -29,5 +29,15 @@ struct RTOEstimator {
     /// Exponential back-off after a timer expiry (RFC 9260 §6.3.3 E2).
     mutating func backOff() { rto = clamp(rto * 2) }
 
+    /// Forgets the back-off: the RTO from the last estimate, or `initial`
+    /// before any sample.
+    mutating func resetBackOff(initial: Duration) {
+        guard let srtt else {
+            rto = clamp(initial)
+            return
+        }
+        rto = clamp(srtt + max(rttvar * 4, .milliseconds(1)))
+    }
+
     private func clamp(_ d: Duration) -> Duration { min(maximum, max(minimum, d)) }
 }

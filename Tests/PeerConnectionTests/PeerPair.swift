@@ -28,6 +28,8 @@ final class PeerPair {
     let offererAddress: STUNAddress
     let answererAddress: STUNAddress
     let link: LinkModel
+    /// Drops every datagram both ways while set (a cut path).
+    var cut = false
     var rng: SplitMix
     var inFlight: [InFlight] = []
     var offererEvents: [PeerConnectionEvent] = []
@@ -38,7 +40,8 @@ final class PeerPair {
     static var clock: Double { Date().timeIntervalSince(start) }
     static var now: Duration { .nanoseconds(Int64(clock * 1e9)) }
 
-    init(index: Int, link: LinkModel, seed: UInt64, tamperOfferFingerprint: Bool = false) throws {
+    init(index: Int, link: LinkModel, seed: UInt64, tamperOfferFingerprint: Bool = false,
+         configure: (inout PeerConnectionConfig) -> Void = { _ in }) throws {
         self.link = link
         rng = SplitMix(seed: seed)
         let high = UInt8(index >> 8 & 0xFF), low = UInt8(index & 0xFF)
@@ -46,6 +49,7 @@ final class PeerPair {
         answererAddress = STUNAddress(ip: [10, 2, high, low], port: 6000)!
         var config = PeerConnectionConfig()
         config.ice.connectTimeout = .seconds(60)
+        configure(&config)
         offerer = try PeerConnection(isOfferer: true, localAddresses: [offererAddress], config: config, now: Self.now, random: SplitMix(seed: seed &+ 1))
         answerer = try PeerConnection(isOfferer: false, localAddresses: [answererAddress], config: config, now: Self.now, random: SplitMix(seed: seed &+ 2))
         var offer = offerer.createOffer()
@@ -85,7 +89,7 @@ final class PeerPair {
 
     private func pump(_ peer: PeerConnection, toOfferer: Bool, t: Double) {
         while let transmit = peer.pollTransmit() {
-            if Double.random(in: 0..<1, using: &rng) < link.loss { continue }
+            if cut || Double.random(in: 0..<1, using: &rng) < link.loss { continue }
             let copies = Double.random(in: 0..<1, using: &rng) < link.duplication ? 2 : 1
             for _ in 0..<copies {
                 let delay = link.delay + Double.random(in: 0...max(link.jitter, 0), using: &rng)

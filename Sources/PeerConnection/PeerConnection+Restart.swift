@@ -1,0 +1,61 @@
+import DTLS
+import ICE
+import SDP
+
+/// ICE restart (RFC 8445 §9, JSEP §5.2.1 / §5.3.1) on an established
+/// connection: new ICE credentials and candidates are exchanged through
+/// signaling while DTLS and SCTP carry on, so nothing sent is lost and the
+/// channel needs no new handshake.
+extension PeerConnection {
+    /// True once the DTLS session is up: a lost path can be recovered by a
+    /// restart instead of a new connection.
+    public var canRestartICE: Bool { dtls?.state == .connected && !finished }
+
+    /// True while the path is down (no answers to consent checks, or a
+    /// restart has not found a new pair yet).
+    public var isPathDown: Bool { pathDown }
+
+    /// The offerer's restart: fresh credentials, gathering again, and a new
+    /// offer to signal (same certificate and DTLS roles).
+    public func restartICE() -> String {
+        restartAgent()
+        return createOffer()
+    }
+
+    func restartAgent() {
+        agent.restart(newCredentials: ICECredentials.random(using: &random))
+        drainICE()
+    }
+
+    /// Is `offer` a restart of this connection (same certificate)? A
+    /// different certificate means the peer started over: a new connection.
+    public func isSameSession(_ sdp: String) -> Bool {
+        guard let description = try? SessionDescription.parse(sdp), let fp = description.preferredFingerprint,
+              let fingerprint = Fingerprint(sdpValue: "\(fp.algorithm) \(fp.value)")
+        else { return false }
+        return fingerprint == remoteFingerprint
+    }
+
+    /// ICE has a working pair again after an outage: SCTP retransmits what
+    /// is outstanding at once, and the owner hears the new path.
+    func pathRestored() {
+        guard pathDown else { return }
+        pathDown = false
+        sctp?.pathRestored(now: now)
+        if let connection = currentConnectionInfo() {
+            info = connection
+            events.append(.reconnected(connection))
+        }
+        flush()
+    }
+
+    /// The path stopped working; recoverable once DTLS is up.
+    func pathLost(_ reason: String) {
+        guard canRestartICE else {
+            fail(reason)
+            return
+        }
+        pathDown = true
+        events.append(.disconnected(reason))
+    }
+}
