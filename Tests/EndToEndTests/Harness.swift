@@ -76,11 +76,13 @@ final class ServerProcess {
         try ChildProcess.chatcli(["serve", "--host", "127.0.0.1", "--port", "\(port)", "--stun-port", "\(stunPort)", "--db", db] + extra, name: "server")
     }
 
-    /// Stops the server (SIGTERM, graceful) and starts it again on the same ports and database.
-    func restart() throws {
-        process.signal(SIGTERM)
+    /// Stops the server (SIGTERM, graceful; or SIGKILL, a crash) and starts
+    /// it again on the same ports and database after `downFor` seconds.
+    func restart(crash: Bool = false, downFor: TimeInterval = 0) throws {
+        process.signal(crash ? SIGKILL : SIGTERM)
         let status = process.waitForExit()
-        #expect(status == 0, "server exits 0 on SIGTERM\n\(process.transcript)")
+        if !crash { #expect(status == 0, "server exits 0 on SIGTERM\n\(process.transcript)") }
+        if downFor > 0 { Thread.sleep(forTimeInterval: downFor) }
         process = try ServerProcess.launch(port: port, stunPort: stunPort, db: dbPath, extra: extraArguments)
         try waitUntilListening()
     }

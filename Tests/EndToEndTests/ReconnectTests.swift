@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+/// Staying connected through the real binary: the signaling server crashes
+/// and comes back mid-chat, and (in `Tools/natlab`, root only) the UDP path
+/// is cut with iptables and restored. The chat resumes by itself and every
+/// message typed meanwhile arrives once, in order.
+@Suite(.serialized) struct ReconnectTests {
+    @Test func aServerCrashMidChatLosesNothing() throws {
+        let server = try ServerProcess()
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        try #require(alice.waitForEvent("connected", timeout: 20) != nil, "\(alice.transcript)\n\(bob.transcript)")
+        try #require(bob.waitForEvent("connected") != nil, "\(bob.transcript)")
+        alice.write("a before\n")
+        #expect(waitForTexts(bob, count: 1) == ["a before"])
+
+        try server.restart(crash: true, downFor: 2)
+        alice.write("a while the server restarts\n")
+        bob.write("b while the server restarts\n")
+        #expect(waitForTexts(bob, count: 2) == ["a before", "a while the server restarts"], "\(bob.transcript.suffix(2000))")
+        #expect(waitForTexts(alice, count: 1) == ["b while the server restarts"], "\(alice.transcript.suffix(2000))")
+        // Both went back to the room: leaving reaches the peer through the new server.
+        Thread.sleep(forTimeInterval: 3)
+        alice.write("a after\n")
+        #expect(waitForTexts(bob, count: 3).last == "a after")
+        alice.closeInput()
+        #expect(alice.waitForExit(timeout: 20) == 0, "\(alice.transcript.suffix(2000))")
+        #expect(bob.waitForEvent("peer_left", timeout: 20) != nil, "\(bob.transcript.suffix(2000))")
+        #expect(bob.waitForExit() == 0, "\(bob.transcript.suffix(2000))")
+    }
+
+    @Test(.enabled(if: getuid() == 0, "natlab needs root"))
+    func aCutUDPPathIsRestartedAndNothingIsLost() throws {
+        let lab = try NATLabTests.Lab(left: "cone", right: "cone")
+        let url = "http://\(NATLabTests.serverIP):8080"
+        let alice = try lab.exec("left", [Harness.chatcliPath, "create", "--server", url, "--json"], name: "alice")
+        let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
+        let bob = try lab.exec("right", [Harness.chatcliPath, "join", code, "--server", url, "--json"], name: "bob")
+        try #require(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
+        try #require(bob.waitForEvent("connected", timeout: 10) != nil, "\(bob.transcript)")
+        alice.write("before the cut\n")
+        #expect(waitForTexts(bob, count: 1) == ["before the cut"])
+
+        // Drop every UDP datagram on the left host (signaling is TCP and stays up).
+        let rules = [["-I", "INPUT", "-p", "udp", "-j", "DROP"], ["-I", "OUTPUT", "-p", "udp", "-j", "DROP"]]
+        for rule in rules { try lab.run("left", ["iptables"] + rule) }
+        let fromAlice = (0..<30).map { "alice during the cut \($0)" }
+        let fromBob = (0..<30).map { "bob during the cut \($0)" }
+        for (a, b) in zip(fromAlice, fromBob) {
+            alice.write(a + "\n")
+            bob.write(b + "\n")
+        }
+        Thread.sleep(forTimeInterval: 12)   // past the 8 s disconnected threshold: a restart is under way
+        for rule in rules { try lab.run("left", ["iptables", "-D"] + rule.dropFirst()) }
+
+        #expect(waitForEvents(alice, "connected", count: 2, timeout: 40), "\(alice.transcript.suffix(3000))")
+        #expect(waitForEvents(bob, "connected", count: 2, timeout: 10), "\(bob.transcript.suffix(3000))")
+        #expect(waitForTexts(bob, count: 31, timeout: 30) == ["before the cut"] + fromAlice, "\(bob.transcript.suffix(3000))")
+        #expect(waitForTexts(alice, count: 30, timeout: 30) == fromBob, "\(alice.transcript.suffix(3000))")
+        alice.closeInput()
+        #expect(alice.waitForExit(timeout: 20) == 0, "\(alice.transcript.suffix(2000))")
+        #expect(bob.waitForEvent("peer_left", timeout: 20) != nil)
+        bob.closeInput()
+        #expect(bob.waitForExit(timeout: 20) == 0)
+    }
+
+    /// Every `message` text so far, waiting until there are `count`.
+    func waitForTexts(_ p: ChildProcess, count: Int, timeout: TimeInterval = 20) -> [String] {
+        var texts: [String] = []
+        _ = p.waitForLine(timeout: timeout) { line in
+            if line.hasPrefix(#"{"event":"message""#),
+               let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+               let text = obj["text"] as? String {
+                texts.append(text)
+            }
+            return texts.count >= count
+        }
+        return texts
+    }
+
+    func waitForEvents(_ p: ChildProcess, _ event: String, count: Int, timeout: TimeInterval) -> Bool {
+        var seen = 0
+        return p.waitForLine(timeout: timeout) { line in
+            if line.hasPrefix("{\"event\":\"\(event)\"") { seen += 1 }
+            return seen >= count
+        } != nil
+    }
+}
+
+extension NATLabTests.Lab {
+    /// Runs a command in one of the lab's namespaces and waits for it.
+    func run(_ host: String, _ command: [String]) throws {
+        let p = try exec(host, command, name: command.joined(separator: " "))
+        guard p.waitForExit(timeout: 20) == 0 else { throw NATLabTests.LabError.up(p.transcript) }
+    }
+}
