@@ -83,7 +83,7 @@ public final class PeerLink {
         connection.close()
         pump()
         onEvent = nil
-        loop.schedule(after: delay) { [weak self] in self?.shutDown() }
+        loop.schedule(after: delay) { self.shutDown() }   // kept alive until then: the relays are deleted there
     }
 
     public func shutDown() {

@@ -46,8 +46,8 @@ extension ICEAgent {
     /// credentials. Over UDP the allocation is made from the first host base
     /// of the server's address family; over TCP on the stream the runtime
     /// opens to `server` when it sees the first `.turnStream` transmit. The
-    /// Allocate goes out at the next `handleTimeout`. Adding a server twice
-    /// does nothing.
+    /// Allocate is queued at once (drain `pollTransmit`). Adding a server
+    /// twice does nothing.
     public func addTURNServer(_ server: STUNAddress, transport: TURNTransport, username: String, password: String) {
         guard !relays.contains(where: { $0.server == server && $0.transport == transport }) else { return }
         let hostBase = hostBases.first { $0.family == server.family }
@@ -64,6 +64,7 @@ extension ICEAgent {
         }
         relays.append(relay)
         gatheringCompleteSent = false
+        collectRelayTransmits(relays.count - 1)
     }
 
     /// Whether a datagram from `source` on `base` is from one of our TURN
