@@ -40,7 +40,7 @@ let package = Package(
             "ChatClient", "SignalingServer", "Runtime", "Terminal", "Wire",
         ]),
 
-        .target(name: "TestSupport", dependencies: ["Wire", "Runtime"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Wire", "Runtime", "COpenSSL"], path: "Tests/TestSupport"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "Wire", "TestSupport"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "TURN", "Wire"]),

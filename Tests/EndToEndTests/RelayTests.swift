@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Chats through a real coturn on 127.0.0.1, with `chatcli serve` handing
+/// out TURN REST credentials from the shared secret (CHATCLI_TURN_SECRET).
+@Suite(.serialized, .enabled(if: Coturn.isInstalled, "coturn's turnserver is not installed (apt install coturn; Tools/test installs it): TURN relay tests skipped"))
+struct RelayTests {
+    static func server(_ coturn: Coturn, transports: [String]) throws -> ServerProcess {
+        let urls = transports.flatMap { ["--turn-url", "turn:127.0.0.1:\(coturn.port)?transport=\($0)"] }
+        return try ServerProcess(arguments: urls, environment: ["CHATCLI_TURN_SECRET": coturn.secret])
+    }
+
+    @Test(arguments: ["udp", "tcp"])
+    func relayOnlyPeerChatsThroughTheRelay(transport: String) throws {
+        let coturn = try Coturn()
+        defer { coturn.stop() }
+        let server = try Self.server(coturn, transports: [transport])
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--relay-only", "--json"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        let fromAlice = ChatTests.messages("a"), fromBob = ChatTests.messages("b")
+        alice.write(ChatTests.lines(fromAlice))
+        bob.write(ChatTests.lines(fromBob))
+        let connected = try #require(alice.waitForEvent("connected", timeout: 20), "\(alice.transcript)\n\(bob.transcript)\n\(coturn.logTail)")
+        let bobConnected = try #require(bob.waitForEvent("connected"), "\(bob.transcript)")
+        #expect(connected["path"] as? String == "relay")
+        #expect(bobConnected["path"] as? String == "relay")
+        #expect((connected["local"] as? String)?.hasPrefix("relay 127.0.0.1:") == true, "\(connected)")
+        #expect((bobConnected["remote"] as? String)?.hasPrefix("relay 127.0.0.1:") == true, "\(bobConnected)")
+        #expect(ChatTests().waitForMessages(alice, count: fromBob.count) == fromBob, "\(alice.transcript.prefix(2000))")
+        #expect(ChatTests().waitForMessages(bob, count: fromAlice.count) == fromAlice, "\(bob.transcript.prefix(2000))")
+        alice.closeInput()
+        #expect(alice.waitForExit() == 0, "\(alice.transcript.suffix(2000))")
+        #expect(bob.waitForEvent("peer_left") != nil)
+        #expect(bob.waitForExit() == 0, "\(bob.transcript.suffix(2000))")
+    }
+
+    @Test func peersGoDirectWhenTheyCanEvenWithARelayOffered() throws {
+        let coturn = try Coturn()
+        defer { coturn.stop() }
+        let server = try Self.server(coturn, transports: ["udp", "tcp"])
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        alice.write("direct\n")
+        let connected = try #require(alice.waitForEvent("connected", timeout: 20), "\(alice.transcript)\n\(bob.transcript)")
+        #expect(["host", "srflx", "prflx"].contains(connected["path"] as? String ?? ""), "\(connected)")
+        #expect(ChatTests().waitForMessages(bob, count: 1) == ["direct"])
+        alice.closeInput()
+        #expect(alice.waitForExit() == 0, "\(alice.transcript.suffix(2000))")
+        bob.closeInput()
+        #expect(bob.waitForExit() == 0)
+    }
+}
+
+/// Needs no coturn: the refusal comes before any relay is tried.
+struct RelayOnlyWithoutTURNTests {
+    @Test func relayOnlyWithoutATURNServerFailsClearly() throws {
+        let server = try ServerProcess()
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--relay-only", "--json"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        let error = try #require(alice.waitForEvent("error", timeout: 20), "\(alice.transcript)")
+        #expect(error["error"] as? String == "connection_failed")
+        #expect((error["message"] as? String)?.contains("--relay-only needs a TURN server") == true, "\(error)")
+        #expect(alice.waitForExit() == 1)
+        bob.stop()
+    }
+}
