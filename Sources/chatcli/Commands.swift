@@ -58,15 +58,19 @@ enum Commands {
     static let doctor = CommandSpec(
         name: "doctor",
         usage: "doctor [--server URL] [--json]",
-        summary: "Check the signaling server and classify this network's NAT: can chats here go direct?",
+        summary: "Check the signaling server, classify this network's NAT (can chats go direct?) and test its TURN relays.",
         options: [
             .value("server", "URL", "Signaling server (default $CHATCLI_SERVER, then \(defaultServer))."),
             .value("ice-server", "URL", "STUN server to test against instead of the server's (stun:HOST:PORT).", repeatable: true),
             .value("ca-file", "F", "Trust this CA (PEM) for an https:// server instead of the system store."),
-            .flag("json", "Print one JSON object (srflx, nat, server checks)."),
+            .flag("json", "Print one JSON object (srflx, nat, turn, server checks)."),
         ],
         positionals: 0...0,
-        details: "NAT kinds: none, endpoint-independent, address-dependent, address-and-port-dependent, udp-blocked."
+        details: """
+            NAT kinds: none, endpoint-independent, address-dependent, address-and-port-dependent, udp-blocked.
+            TURN: for each relay the server offers, two allocations are made and a probe goes out through one \
+            relayed address and back through the other: the relayed address and that round trip are reported.
+            """
     )
 
     static let all = [serve, create, join, doctor]

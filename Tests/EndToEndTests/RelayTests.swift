@@ -54,6 +54,46 @@ struct RelayTests {
     }
 }
 
+/// `chatcli doctor` allocates twice on each TURN server and times a probe
+/// that goes out through one relayed address and back through the other.
+@Suite(.enabled(if: Coturn.isInstalled, "coturn's turnserver is not installed (apt install coturn; Tools/test installs it): doctor TURN tests skipped"))
+struct DoctorTURNTests {
+    static func doctor(_ server: ServerProcess) throws -> [String: Any] {
+        let doctor = try ChildProcess.chatcli(["doctor", "--server", server.url, "--json"], name: "doctor")
+        let line = try #require(doctor.waitForLine(timeout: 30) { $0.hasPrefix("{") }, "\(doctor.transcript)")
+        #expect(doctor.waitForExit() == 0, "\(doctor.transcript)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    @Test func doctorReportsTheRelayedAddressAndRoundTripPerServer() throws {
+        let coturn = try Coturn()
+        defer { coturn.stop() }
+        let report = try Self.doctor(try RelayTests.server(coturn, transports: ["udp", "tcp"]))
+        let turn = try #require(report["turn"] as? [[String: Any]], "\(report)")
+        #expect(turn.count == 2)
+        for (entry, transport) in zip(turn, ["udp", "tcp"]) {
+            #expect(entry["url"] as? String == "turn:127.0.0.1:\(coturn.port)?transport=\(transport)")
+            #expect((entry["relayed"] as? String)?.hasPrefix("127.0.0.1:") == true, "\(entry)")
+            let port = UInt16((entry["relayed"] as? String)?.split(separator: ":").last ?? "") ?? 0
+            #expect(coturn.relayPorts.contains(port), "\(entry)")
+            #expect((entry["rtt_ms"] as? Double).map { $0 >= 0 && $0 < 5000 } == true, "\(entry)")
+            #expect(entry["error"] is NSNull, "\(entry)")
+        }
+    }
+
+    @Test func doctorReportsRejectedCredentials() throws {
+        let coturn = try Coturn()
+        defer { coturn.stop() }
+        let server = try ServerProcess(arguments: ["--turn-url", "turn:127.0.0.1:\(coturn.port)"],
+                                       environment: ["CHATCLI_TURN_SECRET": "not-the-secret"])
+        let report = try Self.doctor(server)
+        let turn = try #require(report["turn"] as? [[String: Any]], "\(report)")
+        #expect(turn.count == 1)
+        #expect((turn.first?["error"] as? String)?.contains("rejected the credentials") == true, "\(turn)")
+        #expect(turn.first?["rtt_ms"] is NSNull)
+    }
+}
+
 /// Needs no coturn: the refusal comes before any relay is tried.
 struct RelayOnlyWithoutTURNTests {
     @Test func relayOnlyWithoutATURNServerFailsClearly() throws {
