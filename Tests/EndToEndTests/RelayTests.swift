@@ -28,12 +28,7 @@ struct RelayTests {
         #expect(bobConnected["path"] as? String == "relay")
         #expect((connected["local"] as? String)?.hasPrefix("relay 127.0.0.1:") == true, "\(connected)")
         #expect((bobConnected["remote"] as? String)?.hasPrefix("relay 127.0.0.1:") == true, "\(bobConnected)")
-        #expect(ChatTests().waitForMessages(alice, count: fromBob.count) == fromBob, "\(alice.transcript.prefix(2000))")
-        #expect(ChatTests().waitForMessages(bob, count: fromAlice.count) == fromAlice, "\(bob.transcript.prefix(2000))")
-        alice.closeInput()
-        #expect(alice.waitForExit() == 0, "\(alice.transcript.suffix(2000))")
-        #expect(bob.waitForEvent("peer_left") != nil)
-        #expect(bob.waitForExit() == 0, "\(bob.transcript.suffix(2000))")
+        ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
     }
 
     @Test func peersGoDirectWhenTheyCanEvenWithARelayOffered() throws {
