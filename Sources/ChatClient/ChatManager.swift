@@ -1,3 +1,4 @@
+import ICE
 import Runtime
 import Signaling
 
@@ -39,6 +40,10 @@ public final class ChatManager {
     var earlyCandidates: [String?] = []
     var outbox: [String] = []
     var iceServers: [SocketAddress] = []
+    var turnServers: [ICETURNServer] = []
+    var closingPeer: PeerLink?
+    /// Offer and use only relayed candidates (WebRTC `iceTransportPolicy: "relay"`).
+    public var relayOnly = false
     var finishTimer: Timer?
     /// `--ice-server` URLs, used with (or, for servers without the API, instead of) the server's.
     public var extraICEServers: [String] = []
@@ -302,6 +307,7 @@ public final class ChatManager {
         state = .finished
         finishTimer?.cancel()
         peer?.shutDown()
+        closingPeer?.shutDown()
         http.close()
         signaling.stop()
         printer.emit(.closed)

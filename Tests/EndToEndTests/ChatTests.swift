@@ -34,6 +34,12 @@ import Testing
         let bobConnected = try #require(bob.waitForEvent("connected"), "\(bob.transcript)")
         #expect(connected["sas"] as? String == bobConnected["sas"] as? String)
         #expect(["host", "srflx", "prflx"].contains(connected["path"] as? String ?? ""))
+        expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
+    }
+
+    /// Each side gets every message of the other, exactly and in order;
+    /// Alice then ends her input and leaves, Bob sees her go, both exit 0.
+    func expectExchangeAndLeave(_ alice: ChildProcess, _ bob: ChildProcess, fromAlice: [String], fromBob: [String]) {
         #expect(alice.waitForMessages(count: fromBob.count) == fromBob, "\(alice.transcript.prefix(2000))")
         #expect(bob.waitForMessages(count: fromAlice.count) == fromAlice, "\(bob.transcript.prefix(2000))")
         alice.closeInput()

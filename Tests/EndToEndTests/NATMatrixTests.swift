@@ -59,9 +59,11 @@ struct NATMatrixTests {
         creator.write(ChatTests.lines(fromLeft))
         joiner.write(ChatTests.lines(fromRight))
         let both = { "\(creator.transcript.suffix(3000))\n\(joiner.transcript.suffix(3000))" }
-        let connected = try #require(joiner.waitForEvent("connected", timeout: connectTimeout), "\(both())")
+        let connected = try #require(joiner.waitForEvent("connected", "error", timeout: connectTimeout), "\(both())")
         let seconds = Date().timeIntervalSince(started)
-        let creatorConnected = try #require(creator.waitForEvent("connected"), "\(both())")
+        try #require(connected["event"] as? String == "connected", "\(both())")
+        let creatorConnected = try #require(creator.waitForEvent("connected", "error"), "\(both())")
+        try #require(creatorConnected["event"] as? String == "connected", "\(both())")
         let path = try #require(connected["path"] as? String)
         // Each side names the type of the remote candidate (one side's host is
         // the other's prflx on the same direct pair); both agree on relay.

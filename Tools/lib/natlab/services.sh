@@ -50,7 +50,7 @@ pidfile=$dir/turnserver.pidfile
 userdb=$dir/turndb
 EOF
   )
-  ip netns exec "$(ns pub)" turnserver -c "$dir/turnserver.conf" >"$dir/turn.out" 2>&1 </dev/null &
+  spawn_daemon ip netns exec "$(ns pub)" turnserver -c "$dir/turnserver.conf" >"$dir/turn.out" 2>&1 </dev/null
   echo $! >"$dir/turn-natlab.pid"
   wait_for "coturn on $TURN_IP:$TURN_PORT" 100 tcp_open "$TURN_IP" "$TURN_PORT" \
     || die "serve: coturn did not start: $(tail -n 20 "$dir/turn.log" "$dir/turn.out" 2>/dev/null)"
@@ -64,7 +64,7 @@ start_chat_server() {
            --turn-secret-file "$dir/turn.secret")
   fi
   rm -f "$dir/rooms.db"*
-  ip netns exec "$(ns pub)" "$chatcli" "${args[@]}" >"$dir/server.log" 2>&1 </dev/null &
+  spawn_daemon ip netns exec "$(ns pub)" "$chatcli" "${args[@]}" >"$dir/server.log" 2>&1 </dev/null
   echo $! >"$dir/server-natlab.pid"
   wait_for "chatcli serve" 150 grep -q listening "$dir/server.log" \
     || die "serve: chatcli serve did not start: $(tail -n 20 "$dir/server.log")"
