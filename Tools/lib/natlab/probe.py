@@ -383,9 +383,12 @@ def cmd_turn(args):
         return
     result["relayed"] = xor_address(done[1][0x0016])
     result["mapped"] = xor_address(done[1][0x0020])
-    permitted = link.request(0x0008, [(0x0012, xor_peer(args.permit))] + auth, key)
-    if not permitted or permitted[0] != 0x0108:
-        result["error"] = f"CreatePermission failed: {permitted and hex(permitted[0])}"
+    for peer in args.permit:
+        permitted = link.request(0x0008, [(0x0012, xor_peer(peer))] + auth, key)
+        if not permitted or permitted[0] != 0x0108:
+            code = permitted and permitted[1].get(0x0009)
+            result["error"] = f"CreatePermission {peer} failed: {code and code[2] * 100 + code[3]}"
+            break
     tmp = args.me + ".tmp"
     with open(tmp, "w") as f:
         f.write(result["relayed"])
@@ -458,7 +461,7 @@ def main():
     p = sub.add_parser("turn")
     p.add_argument("--api", required=True)
     p.add_argument("--transport", choices=["udp", "tcp"], default="udp")
-    p.add_argument("--permit", required=True)
+    p.add_argument("--permit", action="append", required=True)
     p.add_argument("--me", required=True)
     p.add_argument("--duration", type=float, default=3.0)
     p.add_argument("--timeout", type=float, default=2.0)
