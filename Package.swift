@@ -17,7 +17,7 @@ let package = Package(
 
         .target(name: "Wire", linkerSettings: [.linkedLibrary("m")]),
         .target(name: "STUN", dependencies: ["Wire", "COpenSSL"]),
-        .target(name: "ICE", dependencies: ["Wire", "STUN"]),
+        .target(name: "ICE", dependencies: ["Wire", "STUN", "TURN"]),
         .target(name: "TURN", dependencies: ["Wire", "STUN"]),
         .target(name: "HTTP1", dependencies: ["Wire"]),
         .target(name: "WebSocket", dependencies: ["Wire", "HTTP1", "COpenSSL"]),
@@ -30,9 +30,9 @@ let package = Package(
         ]),
         .target(name: "SCTP", dependencies: ["Wire"]),
         .target(name: "ChatClient", dependencies: [
-            "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "ICE", "PeerConnection", "CSodium",
+            "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "PeerConnection", "CSodium",
         ]),
-        .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "ICE", "DTLS", "SCTP", "SDP"]),
+        .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
         .target(name: "Terminal", dependencies: ["CReadline", "CShims"]),
         .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims"]),
         .executableTarget(name: "chatcli-bench", dependencies: ["PeerConnection", "Runtime", "STUN", "ICE"]),
@@ -40,10 +40,10 @@ let package = Package(
             "ChatClient", "SignalingServer", "Runtime", "Terminal", "Wire",
         ]),
 
-        .target(name: "TestSupport", dependencies: ["Wire", "Runtime"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Wire", "Runtime", "COpenSSL"], path: "Tests/TestSupport"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "Wire", "TestSupport"]),
-        .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "Wire"]),
+        .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "TURN", "Wire"]),
         .testTarget(name: "TURNTests", dependencies: ["TURN", "STUN", "Wire", "Runtime", "TestSupport", "COpenSSL"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Wire", "TestSupport"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "Wire", "TestSupport"]),

@@ -52,10 +52,14 @@ extension ChatManager {
         let fallback = "stun:\(http.authorityHostForICE):3478"
         http.send(RoomAPI.iceServersRequest(authority: http.authority), timeout: .seconds(5)) { [weak self] result in
             guard let self else { return }
-            var urls = (try? result.get()).map(RoomAPI.iceServerURLs) ?? []
-            if urls.isEmpty { urls = self.extraICEServers.isEmpty ? [fallback] : [] }
-            self.iceServers = (self.extraICEServers + urls).compactMap(ICEServerURL.init).filter(\.isSTUN).compactMap {
-                try? Resolver.resolve(host: $0.host, port: $0.port).first
+            var offered = (try? result.get()).map(RoomAPI.iceServers) ?? []
+            if offered.isEmpty && self.extraICEServers.isEmpty { offered = [ICEServerEntry(urls: [fallback])] }
+            let servers = ResolvedICEServers([ICEServerEntry(urls: self.extraICEServers)] + offered)
+            self.iceServers = servers.stun
+            self.turnServers = servers.turn
+            if self.relayOnly && servers.turn.isEmpty {
+                self.fail(.peerConnectionFailed("--relay-only needs a TURN server, and the signaling server offers none (see 'chatcli doctor')"))
+                return
             }
             then()
         }
@@ -132,7 +136,8 @@ extension ChatManager {
 
     private func makePeer(isOfferer: Bool) -> PeerLink? {
         do {
-            let link = try PeerLink(loop: loop, isOfferer: isOfferer, interfaces: NetworkInterfaces.addresses(), stunServers: iceServers)
+            let link = try PeerLink(loop: loop, isOfferer: isOfferer, interfaces: NetworkInterfaces.addresses(), stunServers: iceServers,
+                                    turnServers: turnServers, relayOnly: relayOnly)
             link.onEvent = { [weak self] event in self?.handle(event) }
             peer = link
             for candidate in earlyCandidates { link.connection.addRemoteCandidate(candidate) }
@@ -146,6 +151,7 @@ extension ChatManager {
 
     func closePeer() {
         peer?.close()
+        closingPeer = peer   // finish() ends it (and its TURN allocations) if the loop stops first
         peer = nil
     }
 

@@ -1,3 +1,4 @@
+import ICE
 import Runtime
 import Signaling
 
@@ -39,6 +40,10 @@ public final class ChatManager {
     var earlyCandidates: [String?] = []
     var outbox: [String] = []
     var iceServers: [SocketAddress] = []
+    var turnServers: [ICETURNServer] = []
+    var closingPeer: PeerLink?
+    /// Offer and use only relayed candidates (WebRTC `iceTransportPolicy: "relay"`).
+    public var relayOnly = false
     var finishTimer: Timer?
     var pathDownSince: Instant?
     var restartTimer: Timer?
@@ -306,6 +311,7 @@ public final class ChatManager {
         finishTimer?.cancel()
         restartTimer?.cancel()
         peer?.shutDown()
+        closingPeer?.shutDown()
         http.close()
         signaling.stop()
         printer.emit(.closed)

@@ -67,8 +67,8 @@ public final class ICETransport {
     /// Sends application bytes (DTLS) on the selected pair; false without one.
     @discardableResult
     public func send(_ bytes: [UInt8]) -> Bool {
-        guard let transmit = agent.send(bytes) else { return false }
-        transmitNow(transmit)
+        guard agent.send(bytes) else { return false }
+        while let transmit = agent.pollTransmit() { transmitNow(transmit) }
         return true
     }
 

@@ -10,11 +10,15 @@ public final class PeerLink {
     let loop: EventLoop
     private var sockets: [STUNAddress: UDPSocket] = [:]
     private var timer: Timer?
+    let streams: TURNStreams
     private var closed = false
     public var onEvent: ((PeerConnectionEvent) -> Void)?
 
-    public init(loop: EventLoop, isOfferer: Bool, interfaces: [SocketAddress], stunServers: [SocketAddress]) throws(ClientError) {
+    /// `turnServers` add relayed candidates; `relayOnly` offers nothing else.
+    public init(loop: EventLoop, isOfferer: Bool, interfaces: [SocketAddress], stunServers: [SocketAddress],
+                turnServers: [ICETURNServer] = [], relayOnly: Bool = false) throws(ClientError) {
         self.loop = loop
+        streams = TURNStreams(loop: loop)
         var bound: [STUNAddress: UDPSocket] = [:]
         for address in interfaces {
             guard let socket = try? UDPSocket(loop: loop, bind: address.with(port: 0)),
@@ -24,6 +28,8 @@ public final class PeerLink {
         guard !bound.isEmpty else { throw .protocolViolation("no local address could be bound for UDP") }
         var config = PeerConnectionConfig()
         config.stunServers = stunServers.compactMap { STUNAddress($0) }
+        config.turnServers = turnServers
+        config.ice.relayOnly = relayOnly
         do {
             connection = try PeerConnection(isOfferer: isOfferer, localAddresses: bound.keys.sorted { $0.description < $1.description },
                                             config: config, now: loop.now.duration)
@@ -39,6 +45,7 @@ public final class PeerLink {
                 self.pump()
             }
         }
+        listenToTURNStreams()
     }
 
     /// Call after anything was handed to the connection (SDP, candidates, sends).
@@ -46,10 +53,7 @@ public final class PeerLink {
         guard !closed else { return }
         let now = loop.now.duration
         if let due = connection.pollTimeout(), due <= now { connection.handleTimeout(now: now) }
-        while let transmit = connection.pollTransmit() {
-            guard let socket = sockets[transmit.source], let destination = SocketAddress(transmit.destination) else { continue }
-            socket.send(transmit.bytes, to: destination)
-        }
+        sendTransmits()
         while let event = connection.pollEvent() {
             onEvent?(event)
             if closed { return }
@@ -60,16 +64,33 @@ public final class PeerLink {
         }
     }
 
+    /// UDP datagrams from their base's socket; TURN-over-TCP bytes on the
+    /// stream to their server.
+    private func sendTransmits() {
+        while let transmit = connection.pollTransmit() {
+            if transmit.route == .turnStream {
+                streams.write(transmit.bytes, to: transmit.destination)
+                continue
+            }
+            guard let socket = sockets[transmit.source], let destination = SocketAddress(transmit.destination) else { continue }
+            socket.send(transmit.bytes, to: destination)
+        }
+    }
+
     /// Graceful: SCTP shutdown and close_notify go out, then the sockets close.
     public func close(after delay: Duration = .milliseconds(100)) {
         guard !closed else { return }
         connection.close()
         pump()
         onEvent = nil
-        loop.schedule(after: delay) { [weak self] in self?.shutDown() }
+        loop.schedule(after: delay) { self.shutDown() }   // kept alive until then: the relays are deleted there
     }
 
     public func shutDown() {
+        guard !closed else { return }
+        connection.releaseRelays(now: loop.now.duration)
+        sendTransmits()
+        streams.closeAll()
         closed = true
         timer?.cancel()
         for socket in sockets.values { socket.close() }

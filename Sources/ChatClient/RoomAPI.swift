@@ -80,14 +80,19 @@ public enum RoomAPI {
         }
     }
 
-    /// The URLs of a `GET /api/ice-servers` answer (`urls` as an array or a
-    /// single string, as WebRTC allows); empty for anything else, such as
-    /// Inviso's 404.
+    /// The URLs of a `GET /api/ice-servers` answer.
     public static func iceServerURLs(_ r: HTTPResponse) -> [String] {
+        iceServers(r).flatMap(\.urls)
+    }
+
+    /// The entries of a `GET /api/ice-servers` answer (`urls` as an array or
+    /// a single string, as WebRTC allows; TURN entries with `username` and
+    /// `credential`); empty for anything else, such as Inviso's 404.
+    public static func iceServers(_ r: HTTPResponse) -> [ICEServerEntry] {
         guard r.status == 200, let list = body(r)?["iceServers"]?.arrayValue else { return [] }
-        return list.flatMap { entry -> [String] in
-            if let single = entry["urls"]?.stringValue { return [single] }
-            return entry["urls"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        return list.map { entry in
+            let urls = entry["urls"]?.stringValue.map { [$0] } ?? entry["urls"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            return ICEServerEntry(urls: urls, username: entry["username"]?.stringValue, credential: entry["credential"]?.stringValue)
         }
     }
 

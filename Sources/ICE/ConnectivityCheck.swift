@@ -116,6 +116,8 @@ extension ICEAgent {
         for pair in checkList.pairs where pair.remote.address == candidate.address {
             checkList[pair.id].remote = candidate
         }
+        // The selected pair reports the signalled type (a relay shows as `relay`).
+        if let id = selectedID { selectedPair = checkList[id].snapshot }
     }
 
     func switchRole(to newRole: ICERole) {

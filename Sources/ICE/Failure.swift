@@ -20,7 +20,10 @@ extension ICEAgent {
     }
 
     func failureReason() -> String {
-        guard !bases.isEmpty else { return "no local network address to send from" }
+        guard !hostBases.isEmpty else { return "no local network address to send from" }
+        if config.relayOnly && !localCandidates.contains(where: { $0.candidate.type == .relay }) {
+            return "relay-only mode, but no TURN relay could be allocated: \(relayFailures)"
+        }
         guard remoteCredentials != nil else {
             return "the peer's ICE credentials (ice-ufrag/ice-pwd) never arrived"
         }
@@ -36,15 +39,15 @@ extension ICEAgent {
         }
         let stunSilent = !gatherJobs.isEmpty && gatherJobs.allSatisfy { $0.finished && !$0.answered }
         if stunSilent && pairs.allSatisfy({ $0.state == .failed }) {
-            return "all \(pairs.count) candidate pairs failed and the STUN server never answered: this network seems to block UDP; a TURN relay over TCP or TLS is needed"
+            return "all \(pairs.count) candidate pairs failed and the STUN server never answered: this network seems to block UDP; a TURN relay over TCP is needed (\(relayFailures))"
         }
         if remoteEnded && pairs.allSatisfy({ $0.state == .failed }) {
-            return "all \(pairs.count) candidate pairs failed: the peer's network blocks UDP or both sides are behind symmetric NATs; a TURN relay is needed"
+            return "all \(pairs.count) candidate pairs failed: the peer's network blocks UDP or both sides are behind symmetric NATs; a TURN relay is needed (\(relayFailures))"
         }
         let failed = pairs.filter { $0.state == .failed }.count
         if pairs.contains(where: \.valid) {
             return "checks succeeded on \(pairs.filter(\.valid).count) of \(pairs.count) pairs but the controlling agent never nominated one"
         }
-        return "\(failed) of \(pairs.count) candidate pairs failed and the rest got no answer: the peer's network blocks UDP or both sides are behind symmetric NATs; a TURN relay is needed"
+        return "\(failed) of \(pairs.count) candidate pairs failed and the rest got no answer: the peer's network blocks UDP or both sides are behind symmetric NATs; a TURN relay is needed (\(relayFailures))"
     }
 }

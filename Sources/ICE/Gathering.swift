@@ -16,33 +16,30 @@ extension ICEAgent {
     /// candidate, trickled at once. Adding the same address twice does
     /// nothing.
     public func addLocalInterface(_ address: STUNAddress) {
-        guard !bases.contains(address), !address.ip.allSatisfy({ $0 == 0 }) else { return }
-        let preference = ICEPriority.localPreference(for: address, interfaceIndex: bases.count)
+        guard !hostBases.contains(address), !address.ip.allSatisfy({ $0 == 0 }) else { return }
+        let preference = ICEPriority.localPreference(for: address, interfaceIndex: hostBases.count)
         let candidate = ICECandidate(
             foundation: ICEPriority.foundation(type: .host, baseIP: address.ip),
             priority: ICEPriority.candidate(type: .host, localPreference: preference),
             address: address, type: .host, related: nil, extensions: candidateExtensions)
         let local = LocalCandidate(candidate: candidate, base: address, localPreference: preference)
         localCandidates.append(local)
+        // Relay-only: the base only reaches TURN servers, unannounced.
+        guard !config.relayOnly else { return }
         emit(.localCandidate(candidate))
         for server in stunServers where server.family == address.family {
             gatherJobs.append(GatherJob(base: address, server: server))
             gatheringCompleteSent = false
         }
-        for remote in remoteCandidates {
-            guard let remoteAddress = remote.address, remote.isUDP, remote.component == 1,
-                  remoteAddress.family == address.family, remoteAddress.port != 0
-            else { continue }
-            checkList.add(local: local, remote: remote, remoteAddress: remoteAddress, limit: config.maxPairs)
-        }
+        pairWithRemotes(local)
     }
 
     /// Server-reflexive candidates are gathered through every base of the
     /// server's address family; requests go out at the next `handleTimeout`.
     public func addSTUNServer(_ server: STUNAddress) {
-        guard !stunServers.contains(server) else { return }
+        guard !stunServers.contains(server), !config.relayOnly else { return }
         stunServers.append(server)
-        for base in bases where base.family == server.family {
+        for base in hostBases where base.family == server.family {
             gatherJobs.append(GatherJob(base: base, server: server))
             gatheringCompleteSent = false
         }
@@ -83,10 +80,13 @@ extension ICEAgent {
         emit(.localCandidate(candidate))
     }
 
+    /// Every STUN lookup and TURN allocation answered or timed out.
+    var gatheringDone: Bool { gatherJobs.allSatisfy(\.finished) && relays.allSatisfy(\.finished) }
+
     /// `gatheringComplete` once every lookup has answered or timed out. It is
     /// reported again if servers or interfaces are added later.
     func finishGatheringIfDone() {
-        guard !gatheringCompleteSent, gatherJobs.allSatisfy(\.finished) else { return }
+        guard !gatheringCompleteSent, gatheringDone else { return }
         gatheringCompleteSent = true
         emit(.gatheringComplete)
     }
@@ -100,5 +100,6 @@ extension ICEAgent {
         gatherJobs = []
         gatheringCompleteSent = false
         for host in hosts { addLocalInterface(host.base) }
+        for index in relays.indices { addRelayCandidate(index) }
     }
 }

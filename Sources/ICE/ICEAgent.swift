@@ -50,6 +50,8 @@ public final class ICEAgent {
     var nextCheckAt: Duration
 
     var gatherJobs: [GatherJob] = []
+    var relays: [Relay] = []
+    var received: [ICEReceived] = []
     var gatheringCompleteSent = false
 
     var nominationAt: Duration?
@@ -100,7 +102,7 @@ public final class ICEAgent {
         guard remoteCandidates.count < config.maxRemoteCandidates else { return }
         remoteCandidates.append(candidate)
         guard let address = candidate.address, candidate.isUDP, candidate.component == 1, address.port != 0 else { return }
-        for local in localCandidates where local.candidate.type == .host && local.base.family == address.family {
+        for local in pairableLocals where local.base.family == address.family {
             checkList.add(local: local, remote: candidate, remoteAddress: address, limit: config.maxPairs)
         }
     }
@@ -110,20 +112,36 @@ public final class ICEAgent {
         remoteEnded = true
     }
 
-    /// A STUN datagram received on `localBase` from `source`. Responses to
-    /// our transactions and the peer's checks are handled; anything else is
-    /// dropped silently.
+    /// A STUN datagram received on `localBase` from `source`, or anything a
+    /// TURN server sends over UDP (`isTURNServer`). Responses to our
+    /// transactions and the peer's checks are handled, relayed traffic is
+    /// unwrapped (its application data then waits in `pollReceived`);
+    /// anything else is dropped silently.
     public func handleInput(_ datagram: [UInt8], from source: STUNAddress, to localBase: STUNAddress, now: Duration) {
         advance(to: now)
-        guard let base = resolveBase(localBase), let message = try? STUNMessage.decode(datagram),
-              message.type.method == .binding
-        else { return }
+        // A STUN server on the TURN server's address answers Binding requests.
+        if let index = relayIndex(server: source, base: localBase),
+           (try? STUNMessage.decode(datagram))?.type.method != .binding {
+            relays[index].client.handleInput(datagram, now: now)
+            drainRelay(index)
+        } else if let base = resolveBase(localBase) {
+            handleSTUN(datagram, from: source, base: base)
+        }
+        runTimers()
+    }
+
+    /// A STUN message on a base: our transactions' answers and the peer's
+    /// checks. In relay-only mode host bases answer no checks, so nothing
+    /// reveals their addresses.
+    func handleSTUN(_ datagram: [UInt8], from source: STUNAddress, base: STUNAddress) {
+        guard let message = try? STUNMessage.decode(datagram), message.type.method == .binding else { return }
         switch message.type.messageClass {
-        case .request: handleCheckRequest(message, datagram: datagram, from: source, base: base)
+        case .request:
+            guard !config.relayOnly || relayIndex(relayedBase: base) != nil else { return }
+            handleCheckRequest(message, datagram: datagram, from: source, base: base)
         case .successResponse, .errorResponse: handleResponse(message, datagram: datagram, from: source, base: base)
         case .indication: break // keepalives from the peer (RFC 8445 §11)
         }
-        runTimers()
     }
 
     public func handleTimeout(now: Duration) {
@@ -140,9 +158,10 @@ public final class ICEAgent {
             deadline = min(deadline ?? time, time)
         }
         guard !state.isFailed else { return nil }
-        if gatherJobs.contains(where: { !$0.started }) || (!gatheringCompleteSent && gatherJobs.allSatisfy(\.finished)) {
+        if gatherJobs.contains(where: { !$0.started }) || (!gatheringCompleteSent && gatheringDone) {
             consider(now)
         }
+        consider(relayDeadline())
         for id in transactionOrder { consider(transactions[id]?.transaction.pollTimeout()) }
         if remoteCredentials != nil, checkList.hasPendingChecks { consider(nextCheckAt) }
         consider(nominationAt)
@@ -159,11 +178,15 @@ public final class ICEAgent {
         events.isEmpty ? nil : events.removeFirst()
     }
 
-    /// Addresses application data (DTLS) to the selected pair; `nil` with
-    /// no pair or after consent was lost (RFC 7675 §5.1 forbids sending).
-    public func send(_ payload: [UInt8]) -> ICETransmit? {
-        guard let pair = selectedPair, !consent.lost else { return nil }
-        return ICETransmit(bytes: payload, source: pair.localBase, destination: pair.remoteAddress)
+    /// Queues application data (DTLS) on the selected pair, through its
+    /// TURN server when the local candidate is relayed; drain
+    /// `pollTransmit` afterwards. False with no pair or after consent was
+    /// lost (RFC 7675 §5.1 forbids sending).
+    @discardableResult
+    public func send(_ payload: [UInt8]) -> Bool {
+        guard let pair = selectedPair, !consent.lost else { return false }
+        transmit(payload, from: pair.localBase, to: pair.remoteAddress)
+        return true
     }
 
     // MARK: - Internals shared by the extensions
@@ -182,15 +205,15 @@ public final class ICEAgent {
         emit(.stateChanged(new))
     }
 
-    /// The bases this agent can send from.
-    var bases: [STUNAddress] {
+    /// The bases the runtime has sockets for.
+    var hostBases: [STUNAddress] {
         localCandidates.filter { $0.candidate.type == .host }.map(\.base)
     }
 
     /// An exact base, or for a wildcard socket (0.0.0.0 / ::) the first
     /// base of that family and port.
     func resolveBase(_ address: STUNAddress) -> STUNAddress? {
-        let known = bases
+        let known = hostBases
         if known.contains(address) { return address }
         guard address.ip.allSatisfy({ $0 == 0 }) else { return nil }
         return known.first { $0.family == address.family && $0.port == address.port }
@@ -200,6 +223,7 @@ public final class ICEAgent {
     /// consent, gathering and the failure verdict.
     func runTimers() {
         guard !state.isFailed else { return }
+        serviceRelays()
         startPendingGathering()
         serviceTransactions()
         sendPacedCheck()
@@ -210,8 +234,14 @@ public final class ICEAgent {
         evaluateFailure()
     }
 
+    /// Sends from a base: a host base directly, a relayed one through its
+    /// TURN server.
     func transmit(_ bytes: [UInt8], from base: STUNAddress, to destination: STUNAddress) {
-        transmits.append(ICETransmit(bytes: bytes, source: base, destination: destination))
+        if let index = relayIndex(relayedBase: base) {
+            relaySend(bytes, relay: index, to: destination)
+        } else {
+            transmits.append(ICETransmit(bytes: bytes, source: base, destination: destination))
+        }
     }
 
     func randomTransactionID() -> STUNTransactionID {

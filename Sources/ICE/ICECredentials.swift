@@ -66,6 +66,13 @@ public struct ICEConfig: Hashable, Sendable {
     /// (RFC 8445 §6.1.2.5 suggests 100 pairs).
     public var maxRemoteCandidates = 100
     public var maxPairs = 100
+    /// WebRTC's `iceTransportPolicy: "relay"`: only relayed local
+    /// candidates are offered and checked, so the peer never learns this
+    /// host's addresses (host bases still reach the TURN servers).
+    public var relayOnly = false
+    /// How long gathering waits for a TURN allocation before reporting
+    /// `gatheringComplete` anyway; a later allocation is still trickled.
+    public var relayGatherTimeout: Duration = .seconds(5)
 
     public init() {}
 }

@@ -58,18 +58,41 @@ public enum ICEEvent: Hashable, Sendable {
     case consentLost
 }
 
-/// A datagram to send from the local `source` (a base the runtime has a
-/// socket for) to `destination`.
+/// Bytes for the runtime to send: a UDP datagram from the local `source`
+/// (a base the runtime has a socket for) to `destination`, or bytes for the
+/// TCP stream to a TURN server.
 public struct ICETransmit: Hashable, Sendable {
+    /// How the runtime sends the bytes.
+    public enum Route: Hashable, Sendable {
+        /// One UDP datagram from `source` to `destination`.
+        case datagram
+        /// Bytes for the TCP connection to the TURN server at
+        /// `destination` (`source` repeats it): the runtime opens the
+        /// connection when it sees the first, keeps it, and reports its
+        /// bytes and its closing to the agent.
+        case turnStream
+    }
+
     public let bytes: [UInt8]
     public let source: STUNAddress
     public let destination: STUNAddress
+    public let route: Route
 
-    public init(bytes: [UInt8], source: STUNAddress, destination: STUNAddress) {
+    public init(bytes: [UInt8], source: STUNAddress, destination: STUNAddress, route: Route = .datagram) {
         self.bytes = bytes
         self.source = source
         self.destination = destination
+        self.route = route
     }
+}
+
+/// Application data (DTLS) a peer sent to a relayed candidate, unwrapped
+/// from the TURN server's Data indication or ChannelData: handle it as a
+/// datagram from `source` received on `base` (the relayed address).
+public struct ICEReceived: Hashable, Sendable {
+    public let bytes: [UInt8]
+    public let source: STUNAddress
+    public let base: STUNAddress
 }
 
 /// RFC 7983 demultiplexing of one UDP port shared by STUN, DTLS and TURN

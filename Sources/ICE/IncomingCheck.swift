@@ -66,7 +66,7 @@ extension ICEAgent {
     /// (§7.3.1.3), paired with the receiving base.
     private func pairForIncomingCheck(base: STUNAddress, source: STUNAddress, priority: UInt32) -> Int? {
         if let id = checkList.pairID(base: base, remote: source) { return id }
-        guard let local = localCandidates.first(where: { $0.base == base && $0.candidate.type == .host }) else { return nil }
+        guard let local = pairableLocals.first(where: { $0.base == base }) else { return nil }
         let remote: ICECandidate
         if let known = remoteCandidates.first(where: { $0.address == source && $0.isUDP }) {
             remote = known

@@ -61,6 +61,7 @@ extension ICEAgent {
         selectedPair = checkList[id].snapshot
         guard changed, let snapshot = selectedPair else { return }
         emit(.selectedPairChanged(snapshot))
+        bindRelayChannel(for: snapshot)
         // §8.1.2: stop checking pairs that can no longer matter.
         checkList.pruneAfterNomination()
         let priority = checkList[id].priority(role: role)

@@ -9,21 +9,55 @@ extension PeerConnection {
     public func handleInput(_ datagram: [UInt8], from: STUNAddress, to: STUNAddress, now: Duration) {
         self.now = now
         guard let first = datagram.first else { return }
+        if agent.isTURNServer(from, base: to) {
+            agent.handleInput(datagram, from: from, to: to, now: now)
+            deliverRelayed()
+            return
+        }
         switch Demux.classify(first) {
         case .stun:
             agent.handleInput(datagram, from: from, to: to, now: now)
             drainICE()
         case .dtls:
-            if let dtls {
-                dtls.handleInput(datagram: datagram)
-                drainDTLS()
-            } else if earlyDTLS.count < 16 {
-                earlyDTLS.append(datagram)   // the peer's ClientHello can beat our ICE nomination
-            }
+            handleDTLS(datagram)
         default:
             break
         }
         flush()
+    }
+
+    /// Bytes from the TCP stream to TURN server `server` (a `.turnStream`
+    /// transmit's destination).
+    public func handleTURNStream(_ bytes: [UInt8], from server: STUNAddress, now: Duration) {
+        self.now = now
+        agent.handleTURNStream(bytes, from: server, now: now)
+        deliverRelayed()
+    }
+
+    /// The TCP stream to TURN server `server` failed to open or closed.
+    public func turnStreamClosed(_ server: STUNAddress, now: Duration) {
+        self.now = now
+        agent.turnStreamClosed(server, now: now)
+        drainICE()
+        flush()
+    }
+
+    /// Hands what the peer sent through a relay (already unwrapped) to DTLS.
+    private func deliverRelayed() {
+        drainICE()
+        while let received = agent.pollReceived() {
+            if Demux.classify(datagram: received.bytes) == .dtls { handleDTLS(received.bytes) }
+        }
+        flush()
+    }
+
+    private func handleDTLS(_ datagram: [UInt8]) {
+        if let dtls {
+            dtls.handleInput(datagram: datagram)
+            drainDTLS()
+        } else if earlyDTLS.count < 16 {
+            earlyDTLS.append(datagram)   // the peer's ClientHello can beat our ICE nomination
+        }
     }
 
     public func handleTimeout(now: Duration) {
@@ -148,7 +182,7 @@ extension PeerConnection {
         if let dtls {
             drainDTLS()
             while let datagram = dtls.pollTransmit() {
-                if let transmit = agent.send(datagram) { transmits.append(transmit) }
+                agent.send(datagram)
             }
         }
         drainICE()

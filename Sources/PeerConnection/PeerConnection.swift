@@ -51,6 +51,9 @@ public final class PeerConnection {
         self.random = rng
         for address in localAddresses { agent.addLocalInterface(address) }
         for server in config.stunServers { agent.addSTUNServer(server) }
+        for turn in config.turnServers {
+            agent.addTURNServer(turn.address, transport: turn.transport, username: turn.username, password: turn.password)
+        }
         drainICE()
     }
 
@@ -86,5 +89,13 @@ public final class PeerConnection {
         finished = true
         if let sctp, sctp.isConnected { sctp.close() } else { dtls?.close() }
         flush()
+    }
+
+    /// Deletes the TURN allocations (after `close` had time to say goodbye
+    /// through them); send what `pollTransmit` returns before closing sockets.
+    public func releaseRelays(now: Duration) {
+        self.now = now
+        agent.close(now: now)
+        drainICE()
     }
 }

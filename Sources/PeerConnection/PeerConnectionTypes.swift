@@ -4,6 +4,8 @@ import STUN
 public struct PeerConnectionConfig: Sendable {
     /// STUN servers for server-reflexive candidates.
     public var stunServers: [STUNAddress] = []
+    /// TURN servers for relayed candidates (`ice.relayOnly` keeps only those).
+    public var turnServers: [ICETURNServer] = []
     public var ice = ICEConfig()
     /// Largest UDP payload (DTLS datagram) sent.
     public var mtu = 1200

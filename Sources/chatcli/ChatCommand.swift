@@ -52,6 +52,7 @@ enum ChatCommand {
         let manager = ChatManager(loop: loop, connector: connector, printer: printer, mode: mode)
         manager.notice = "Note: this session is not saved (chatcli keeps no session store yet)."
         manager.extraICEServers = args.all("ice-server")
+        manager.relayOnly = args.has("relay-only")
         manager.onFinish = { code in
             status = code
             loop.stop()

@@ -22,42 +22,55 @@ enum Commands {
 
     static let clientOptions: [OptionSpec] = [
         .value("server", "URL", "Signaling server (default $CHATCLI_SERVER, then \(defaultServer))."),
-        .value("ice-server", "URL", "Extra STUN/TURN server (stun:HOST:PORT); repeatable.", repeatable: true),
+        .value("ice-server", "URL", "Extra STUN server (stun:HOST:PORT); repeatable. TURN comes from the server, with credentials.", repeatable: true),
         .value("ca-file", "F", "Trust this CA (PEM) for an https:// server instead of the system store."),
+        .flag("relay-only", "Connect only through the server's TURN relay: your peer never sees your IP addresses."),
         .flag("json", "Print one JSON event per line (for scripts)."),
         .flag("no-store", "Do not save this session."),
     ]
 
     static let defaultServer = "http://localhost:8080"
 
+    static let relayDetails = """
+        --relay-only (WebRTC's "relay" ICE policy) offers your peer only addresses on the TURN relay the \
+        signaling server hands out (chatcli serve --turn-url), so neither your local nor your public IP \
+        address reaches them; the relay's operator still sees it. Without a TURN server it fails at once.
+        """
+
     static let create = CommandSpec(
         name: "create",
-        usage: "create [--server URL] [--expires SECONDS] [--json] [--no-store]",
+        usage: "create [--server URL] [--expires SECONDS] [--relay-only] [--json] [--no-store]",
         summary: "Start a chat: prints a 6-digit code for your peer to join with, then waits for them.",
         options: [.value("expires", "SECONDS", "How long the code and room live, 60…86400 (default 3600).")] + clientOptions,
-        positionals: 0...0
+        positionals: 0...0,
+        details: relayDetails
     )
 
     static let join = CommandSpec(
         name: "join",
-        usage: "join CODE [--server URL] [--json] [--no-store]",
+        usage: "join CODE [--server URL] [--relay-only] [--json] [--no-store]",
         summary: "Join the chat your peer created, with the 6-digit code they gave you.",
         options: clientOptions,
-        positionals: 1...1
+        positionals: 1...1,
+        details: relayDetails
     )
 
     static let doctor = CommandSpec(
         name: "doctor",
         usage: "doctor [--server URL] [--json]",
-        summary: "Check the signaling server and classify this network's NAT: can chats here go direct?",
+        summary: "Check the signaling server, classify this network's NAT (can chats go direct?) and test its TURN relays.",
         options: [
             .value("server", "URL", "Signaling server (default $CHATCLI_SERVER, then \(defaultServer))."),
             .value("ice-server", "URL", "STUN server to test against instead of the server's (stun:HOST:PORT).", repeatable: true),
             .value("ca-file", "F", "Trust this CA (PEM) for an https:// server instead of the system store."),
-            .flag("json", "Print one JSON object (srflx, nat, server checks)."),
+            .flag("json", "Print one JSON object (srflx, nat, turn, server checks)."),
         ],
         positionals: 0...0,
-        details: "NAT kinds: none, endpoint-independent, address-dependent, address-and-port-dependent, udp-blocked."
+        details: """
+            NAT kinds: none, endpoint-independent, address-dependent, address-and-port-dependent, udp-blocked.
+            TURN: for each relay the server offers, two allocations are made and a probe goes out through one \
+            relayed address and back through the other: the relayed address and that round trip are reported.
+            """
     )
 
     static let all = [serve, create, join, doctor]

@@ -4,11 +4,15 @@ import Testing
 /// Messages through the real binary: chatcli with chatcli, and chatcli with
 /// aiortc (an independent WebRTC stack) speaking the Inviso signaling.
 @Suite(.serialized) struct ChatTests {
-    /// Sizes from 1 byte to the 256 KiB limit, with multi-byte characters.
-    static func messages(_ tag: String) -> [String] {
+    static let allSizes = [100, 1_199, 1_200, 4_096, 16_384, 65_535, 65_536, 200_000, 262_144]
+
+    /// Three short lines (multi-byte characters, quotes, a tab), then one
+    /// line of each of `sizes` bytes (by default up to the 256 KiB limit);
+    /// every line is distinct.
+    static func messages(_ tag: String, sizes: [Int] = allSizes) -> [String] {
         var out: [String] = ["\(tag) hello", "ünïcödé ✓ 😀 \(tag)", "\(tag) \"quotes\" and \\backslashes\\ and \t tab"]
-        for size in [100, 1_199, 1_200, 4_096, 16_384, 65_535, 65_536, 200_000, 262_144] {
-            let prefix = "\(tag)\(size):"
+        for (index, size) in sizes.enumerated() {
+            let prefix = "\(tag)\(index).\(size):"
             let room = size - prefix.utf8.count
             let tail = room % 2 == 1 ? "x" : ""
             out.append(prefix + String(repeating: "é", count: room / 2) + tail)   // exactly `size` bytes
@@ -30,8 +34,14 @@ import Testing
         let bobConnected = try #require(bob.waitForEvent("connected"), "\(bob.transcript)")
         #expect(connected["sas"] as? String == bobConnected["sas"] as? String)
         #expect(["host", "srflx", "prflx"].contains(connected["path"] as? String ?? ""))
-        #expect(waitForMessages(alice, count: fromBob.count) == fromBob, "\(alice.transcript.prefix(2000))")
-        #expect(waitForMessages(bob, count: fromAlice.count) == fromAlice, "\(bob.transcript.prefix(2000))")
+        expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
+    }
+
+    /// Each side gets every message of the other, exactly and in order;
+    /// Alice then ends her input and leaves, Bob sees her go, both exit 0.
+    func expectExchangeAndLeave(_ alice: ChildProcess, _ bob: ChildProcess, fromAlice: [String], fromBob: [String]) {
+        #expect(alice.waitForMessages(count: fromBob.count) == fromBob, "\(alice.transcript.prefix(2000))")
+        #expect(bob.waitForMessages(count: fromAlice.count) == fromAlice, "\(bob.transcript.prefix(2000))")
         alice.closeInput()
         #expect(alice.waitForExit() == 0, "\(alice.transcript.suffix(2000))")
         #expect(bob.waitForEvent("peer_left") != nil)
@@ -50,7 +60,7 @@ import Testing
         }
         let code = try #require(codes.first)
         let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
-        #expect(waitForMessages(bob, count: 3) == ["one", "two", "three"], "\(bob.transcript.prefix(2000))")
+        #expect(bob.waitForMessages(count: 3) == ["one", "two", "three"], "\(bob.transcript.prefix(2000))")
         alice.closeInput()
         #expect(alice.waitForExit() == 0, "\(alice.transcript.suffix(1000))")
         bob.closeInput()
@@ -76,7 +86,7 @@ import Testing
             python = try ChildProcess(Harness.pythonPath, [script, server.url, "join", code, "--send", file, "--expect", "\(fromChatcli.count)"], name: "aiortc")
         }
         chatcli.write(Self.lines(fromChatcli))
-        let got = waitForMessages(chatcli, count: fromPython.count, timeout: 60)
+        let got = chatcli.waitForMessages(count: fromPython.count, timeout: 60)
         #expect(got == fromPython, "got sizes \(got.map(\.utf8.count)), want \(fromPython.map(\.utf8.count))\n\(chatcli.stderr.suffix(20).joined(separator: "\n"))\n\(python.stderr.suffix(20).joined(separator: "\n"))")
         #expect(python.waitForExit(timeout: 60) == 0, "\(python.transcript.suffix(3000))")
         let pythonGot = python.stdout.compactMap { line -> String? in
@@ -87,19 +97,5 @@ import Testing
         #expect(chatcli.waitForEvent("peer_left", timeout: 20) != nil, "\(chatcli.transcript.suffix(2000))")
         chatcli.closeInput()
         #expect(chatcli.waitForExit() == 0, "\(chatcli.transcript.suffix(2000))")
-    }
-
-    func waitForMessages(_ p: ChildProcess, count: Int, timeout: TimeInterval = 30) -> [String] {
-        // The match closure runs under the process's lock: it must not call back into `p`.
-        var texts: [String] = []
-        _ = p.waitForLine(timeout: timeout) { line in
-            if line.hasPrefix(#"{"event":"message""#),
-               let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-               let text = obj["text"] as? String {
-                texts.append(text)
-            }
-            return texts.count >= count
-        }
-        return texts
     }
 }

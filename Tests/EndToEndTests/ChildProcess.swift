@@ -66,12 +66,12 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Waits for a `--json` event line with this `event` name; returns its object.
-    func waitForEvent(_ event: String, timeout: TimeInterval = 10) -> [String: Any]? {
+    /// Waits for a `--json` event line with one of these `event` names; returns its object.
+    func waitForEvent(_ events: String..., timeout: TimeInterval = 10) -> [String: Any]? {
         var found: [String: Any]?
         _ = waitForLine(timeout: timeout) { line in
             guard let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  obj["event"] as? String == event else { return false }
+                  let event = obj["event"] as? String, events.contains(event) else { return false }
             found = obj
             return true
         }

@@ -58,22 +58,25 @@ final class ServerProcess {
     let stunPort: UInt16
     let dbPath: String
     let extraArguments: [String]
+    let environment: [String: String]
     private(set) var process: ChildProcess
     var url: String { "\(scheme)://\(host):\(port)" }
     var scheme: String { extraArguments.contains("--tls-cert") ? "https" : "http" }
     var host = "127.0.0.1"
 
-    init(dbPath: String? = nil, arguments: [String] = []) throws {
+    init(dbPath: String? = nil, arguments: [String] = [], environment: [String: String] = [:]) throws {
         port = Harness.freePort()
         stunPort = Harness.freePort(udpPair: true)
         self.dbPath = dbPath ?? Harness.temporaryDirectory() + "/rooms.db"
         extraArguments = arguments
-        process = try ServerProcess.launch(port: port, stunPort: stunPort, db: self.dbPath, extra: arguments)
+        self.environment = environment
+        process = try ServerProcess.launch(port: port, stunPort: stunPort, db: self.dbPath, extra: arguments, environment: environment)
         try waitUntilListening()
     }
 
-    private static func launch(port: UInt16, stunPort: UInt16, db: String, extra: [String]) throws -> ChildProcess {
-        try ChildProcess.chatcli(["serve", "--host", "127.0.0.1", "--port", "\(port)", "--stun-port", "\(stunPort)", "--db", db] + extra, name: "server")
+    private static func launch(port: UInt16, stunPort: UInt16, db: String, extra: [String], environment: [String: String]) throws -> ChildProcess {
+        try ChildProcess.chatcli(["serve", "--host", "127.0.0.1", "--port", "\(port)", "--stun-port", "\(stunPort)", "--db", db] + extra,
+                                 name: "server", environment: environment)
     }
 
     /// Stops the server (SIGTERM, graceful; or SIGKILL, a crash) and starts
@@ -81,9 +84,10 @@ final class ServerProcess {
     func restart(crash: Bool = false, downFor: TimeInterval = 0) throws {
         process.signal(crash ? SIGKILL : SIGTERM)
         let status = process.waitForExit()
-        if !crash { #expect(status == 0, "server exits 0 on SIGTERM\n\(process.transcript)") }
+        if !crash { #expect(status == 0, "server exits 0 on SIGTERM
+\(process.transcript)") }
         if downFor > 0 { Thread.sleep(forTimeInterval: downFor) }
-        process = try ServerProcess.launch(port: port, stunPort: stunPort, db: dbPath, extra: extraArguments)
+        process = try ServerProcess.launch(port: port, stunPort: stunPort, db: dbPath, extra: extraArguments, environment: environment)
         try waitUntilListening()
     }
 

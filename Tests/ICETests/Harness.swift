@@ -1,5 +1,6 @@
 import ICE
 import STUN
+import TURN
 
 /// Two ICE agents on a simulated network, with a signaling channel that
 /// carries credentials and trickled candidates as SDP strings (through
@@ -19,6 +20,7 @@ final class Harness {
     }
 
     static let stunServer = STUNAddress(ipv4: 198, 51, 100, 1, port: 3478)
+    static let turnServer = STUNAddress(ipv4: 198, 51, 100, 2, port: 3478)
 
     let network: SimulatedNetwork
     private(set) var peers: [SimPeer] = []
@@ -34,9 +36,12 @@ final class Harness {
     private(set) var busyLoop = false
     var config = ICEConfig()
 
+    let turn: SimTURNServer
+
     init(seed: UInt64, conditions: LinkConditions = LinkConditions()) {
         network = SimulatedNetwork(seed: seed, conditions: conditions)
         network.addSTUNServer(Self.stunServer)
+        turn = network.addTURNServer(Self.turnServer)
         rng = SeededGenerator(seed: seed ^ 0xA5A5_5A5A)
     }
 
@@ -45,7 +50,8 @@ final class Harness {
     @discardableResult
     func addPeer(
         _ name: String, role: ICERole, nat kind: NATKind = .none, realm existing: SimulatedNetwork.Realm? = nil,
-        hostIP: [UInt8]? = nil, publicIP: [UInt8]? = nil, stun: Bool = true, extraInterfaces: [STUNAddress] = []
+        hostIP: [UInt8]? = nil, publicIP: [UInt8]? = nil, stun: Bool = true, extraInterfaces: [STUNAddress] = [],
+        turn: [TURNTransport] = [], relayOnly: Bool = false
     ) -> SimPeer {
         let index = UInt8(peers.count + 1)
         let realm: SimulatedNetwork.Realm
@@ -63,6 +69,8 @@ final class Harness {
         }
         let address = STUNAddress(ip: ip, port: 5000) ?? STUNAddress(ipv4: 0, 0, 0, 0, port: 0)
         let credentials = ICECredentials.random(using: &rng)
+        var config = config
+        config.relayOnly = relayOnly
         let agent = ICEAgent(
             role: role, localCredentials: credentials, tieBreaker: rng.next(), config: config,
             now: network.now, random: SeededGenerator(seed: rng.next()))
@@ -72,6 +80,9 @@ final class Harness {
             agent.addLocalInterface(local)
         }
         if stun { agent.addSTUNServer(Self.stunServer) }
+        for transport in turn {
+            agent.addTURNServer(Self.turnServer, transport: transport, username: SimTURNServer.username, password: SimTURNServer.password)
+        }
         peers.append(peer)
         return peer
     }
@@ -97,7 +108,10 @@ final class Harness {
 
     private func drain(_ peer: SimPeer) {
         while let transmit = peer.agent.pollTransmit() {
-            network.send(transmit.bytes, from: transmit.source, to: transmit.destination, in: peer.realm)
+            switch transmit.route {
+            case .datagram: network.send(transmit.bytes, from: transmit.source, to: transmit.destination, in: peer.realm)
+            case .turnStream: network.sendStream(transmit.bytes, from: peer, to: transmit.destination)
+            }
         }
         while let event = peer.agent.pollEvent() {
             peer.events.append(event)
@@ -186,10 +200,13 @@ final class Harness {
 
 extension Harness {
     /// The common setup: two peers, A controlling, each behind `a`/`b`.
-    static func pair(_ a: NATKind, _ b: NATKind, seed: UInt64, conditions: LinkConditions = LinkConditions()) -> Harness {
+    static func pair(
+        _ a: NATKind, _ b: NATKind, seed: UInt64, conditions: LinkConditions = LinkConditions(),
+        turn: [TURNTransport] = [], relayOnlyA: Bool = false
+    ) -> Harness {
         let harness = Harness(seed: seed, conditions: conditions)
-        harness.addPeer("A", role: .controlling, nat: a)
-        harness.addPeer("B", role: .controlled, nat: b)
+        harness.addPeer("A", role: .controlling, nat: a, turn: turn, relayOnly: relayOnlyA)
+        harness.addPeer("B", role: .controlled, nat: b, turn: turn)
         harness.exchangeCredentials()
         return harness
     }

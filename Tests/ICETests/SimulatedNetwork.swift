@@ -29,10 +29,20 @@ final class SimulatedNetwork {
         }
     }
 
-    /// Something bound to an address: an ICE peer or the STUN server.
+    /// Something bound to an address: an ICE peer, the STUN server, a TURN
+    /// server or one of its relayed addresses.
     enum Endpoint {
         case peer(SimPeer)
         case stunServer
+        case turnServer(SimTURNServer)
+        case relayed(SimTURNServer)
+    }
+
+    /// TURN over TCP: a reliable stream between a peer and a TURN server
+    /// that no NAT or UDP firewall stops.
+    private enum Stream {
+        case toServer(SimTURNServer, from: SimPeer)
+        case toPeer(SimPeer, from: STUNAddress)
     }
 
     private struct InFlight {
@@ -43,6 +53,7 @@ final class SimulatedNetwork {
         let destination: STUNAddress
         /// The realm whose address space `destination` is in.
         let realm: Realm
+        var stream: Stream?
     }
 
     var now: Duration = .zero
@@ -74,6 +85,36 @@ final class SimulatedNetwork {
         publicRealm.endpoints[address] = .stunServer
     }
 
+    /// A TURN server on the public internet, reachable over UDP and by
+    /// stream (TCP).
+    @discardableResult
+    func addTURNServer(_ address: STUNAddress) -> SimTURNServer {
+        let server = SimTURNServer(address: address)
+        publicRealm.endpoints[address] = .turnServer(server)
+        server.bind = { [unowned self] relayed in publicRealm.endpoints[relayed] = .relayed(server) }
+        server.relayOut = { [unowned self] bytes, relayed, peer in send(bytes, from: relayed, to: peer, in: publicRealm) }
+        server.output = { [unowned self] bytes, client in
+            switch client {
+            case .udp(let destination): send(bytes, from: address, to: destination, in: publicRealm)
+            case .stream(let id):
+                guard let peer = streamPeers[id] else { return }
+                enqueue(InFlight(at: now + conditions.delay, sequence: 0, bytes: bytes, source: address, destination: address,
+                                 realm: publicRealm, stream: .toPeer(peer, from: address)))
+            }
+        }
+        return server
+    }
+
+    private var streamPeers: [ObjectIdentifier: SimPeer] = [:]
+
+    /// Bytes a peer writes on its TCP stream to the TURN server at `server`.
+    func sendStream(_ bytes: [UInt8], from peer: SimPeer, to server: STUNAddress) {
+        guard case .turnServer(let turn)? = publicRealm.endpoints[server] else { return }
+        streamPeers[ObjectIdentifier(peer)] = peer
+        enqueue(InFlight(at: now + conditions.delay, sequence: 0, bytes: bytes, source: server, destination: server,
+                         realm: publicRealm, stream: .toServer(turn, from: peer)))
+    }
+
     var nextDelivery: Duration? { queue.first?.at }
 
     /// Routes a datagram sent by an endpoint of `realm`.
@@ -97,11 +138,17 @@ final class SimulatedNetwork {
                 let ms = conditions.jitter.components.seconds * 1000 + conditions.jitter.components.attoseconds / 1_000_000_000_000_000
                 delay += .milliseconds(Int64(rng.next() % UInt64(max(ms, 1))))
             }
-            sequence += 1
-            let packet = InFlight(at: now + delay, sequence: sequence, bytes: bytes, source: source, destination: destination, realm: realm)
-            let index = queue.firstIndex { ($0.at, $0.sequence) > (packet.at, packet.sequence) } ?? queue.count
-            queue.insert(packet, at: index)
+            enqueue(InFlight(at: now + delay, sequence: 0, bytes: bytes, source: source, destination: destination, realm: realm))
         }
+    }
+
+    private func enqueue(_ packet: InFlight) {
+        sequence += 1
+        var packet = packet
+        packet = InFlight(at: packet.at, sequence: sequence, bytes: packet.bytes, source: packet.source,
+                          destination: packet.destination, realm: packet.realm, stream: packet.stream)
+        let index = queue.firstIndex { ($0.at, $0.sequence) > (packet.at, packet.sequence) } ?? queue.count
+        queue.insert(packet, at: index)
     }
 
     /// Delivers every packet due by `now`.
@@ -113,6 +160,13 @@ final class SimulatedNetwork {
     }
 
     private func arrive(_ packet: InFlight) {
+        switch packet.stream {
+        case .toServer(let turn, let peer)?: return turn.receive(packet.bytes, from: .stream(ObjectIdentifier(peer)))
+        case .toPeer(let peer, let server)?:
+            peer.agent.handleTURNStream(packet.bytes, from: server, now: now)
+            return peer.collectRelayed()
+        case nil: break
+        }
         guard !severed.contains(packet.source.ip), !severed.contains(packet.destination.ip) else { return }
         if let endpoint = packet.realm.endpoints[packet.destination] {
             deliver(packet.bytes, from: packet.source, to: packet.destination, endpoint: endpoint, realm: packet.realm)
@@ -137,6 +191,10 @@ final class SimulatedNetwork {
             }
         case .peer(let peer):
             peer.receive(bytes, from: source, to: destination, now: now)
+        case .turnServer(let turn):
+            turn.receive(bytes, from: .udp(source))
+        case .relayed(let turn):
+            turn.fromPeer(bytes, peer: source, relayed: destination)
         }
     }
 }
@@ -159,11 +217,17 @@ final class SimPeer {
     }
 
     func receive(_ bytes: [UInt8], from source: STUNAddress, to local: STUNAddress, now: Duration) {
-        if Demux.classify(datagram: bytes) == .stun {
+        if Demux.classify(datagram: bytes) == .stun || agent.isTURNServer(source, base: local) {
             agent.handleInput(bytes, from: source, to: local, now: now)
         } else {
             receivedData.append(bytes)
         }
+        collectRelayed()
+    }
+
+    /// Application data that came through a relay.
+    func collectRelayed() {
+        while let received = agent.pollReceived() { receivedData.append(received.bytes) }
     }
 
     var selectedPairs: [ICEPair] {

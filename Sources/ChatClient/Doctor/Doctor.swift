@@ -19,6 +19,8 @@ public final class Doctor {
         public var srflx: String?
         /// Nil when no STUN server could be tried or the server was unreachable and STUN silent.
         public var nat: NATBehaviour?
+        /// One relay round trip per TURN server offered (with credentials).
+        var turn: [TURNCheck.Result] = []
 
         var summary: String {
             if let nat { return nat.meaning }
@@ -35,6 +37,7 @@ public final class Doctor {
                 "stun_rtt_ms": stunRTTMilliseconds.map { .number(Doctor.rounded($0)) } ?? .null,
                 "srflx": srflx.map(JSON.string) ?? .null,
                 "nat": nat.map { .string($0.rawValue) } ?? .null, "summary": .string(summary),
+                "turn": .array(turn.map(\.json)),
             ])
         }
 
@@ -52,6 +55,7 @@ public final class Doctor {
                 lines.append("Address: this host is seen as \(srflx)\(rtt).")
             }
             lines.append("NAT:     " + (nat.map { "\($0.rawValue). " } ?? "") + summary)
+            lines.append("TURN:    " + (turn.isEmpty ? "none offered with credentials (chats need a direct path)" : turn.map(\.text).joined(separator: "\n         ")))
             return lines.joined(separator: "\n")
         }
     }
@@ -90,8 +94,10 @@ public final class Doctor {
 
     private func fetchICEServers(_ done: @escaping (Report) -> Void) {
         http.send(RoomAPI.iceServersRequest(authority: server.authority)) { [self] result in
-            let urls = (try? result.get()).map(RoomAPI.iceServerURLs) ?? []
-            useICEServers(urls, done)
+            let entries = (try? result.get()).map(RoomAPI.iceServers) ?? []
+            useICEServers(entries.flatMap(\.urls)) { [self] report in
+                checkTURN(ResolvedICEServers(entries), report, done)
+            }
         }
     }
 

@@ -19,18 +19,29 @@ Subcommands (each run inside a lab namespace with `natlab exec`):
   refused              Sends UDP to --target from a connected socket and reports whether an
                        ICMP port unreachable came back (Linux turns it into ECONNREFUSED);
                        prints JSON {"refused": bool}.
+  turn                 Takes the TURN URL and REST credentials from the chat server's
+                       /api/ice-servers (--api), allocates over --transport udp or tcp
+                       (RFC 8656, long-term credentials), permits --permit IP, publishes the
+                       relayed address in --me, and waits --duration seconds for a Data
+                       indication; prints JSON {"relayed", "mapped", "data_from"}.
+  spray                Sends "PING" over UDP to the address in --target-file (waiting for the
+                       file) every 50 ms for --duration seconds.
 
-Everything is plain text over UDP so a failure is easy to read in tcpdump.
+Everything but TURN is plain text over UDP so a failure is easy to read in tcpdump.
 """
 
 import argparse
+import hashlib
+import hmac
 import json
 import os
 import select
 import socket
 import statistics
+import struct
 import sys
 import time
+import urllib.request
 
 
 def addr(text):
@@ -260,6 +271,150 @@ def cmd_refused(args):
     print(json.dumps({"refused": refused}))
 
 
+# --- turn ------------------------------------------------------------------
+
+MAGIC = 0x2112A442
+
+
+def stun_attr(kind, value):
+    return struct.pack("!HH", kind, len(value)) + value + b"\0" * (-len(value) % 4)
+
+
+def stun_message(kind, attrs, key=None):
+    """A STUN message; with `key`, MESSAGE-INTEGRITY (HMAC-SHA1) over it (RFC 8489 §14.5)."""
+    body = b"".join(stun_attr(k, v) for k, v in attrs)
+    tid = os.urandom(12)
+    if key is not None:
+        head = struct.pack("!HHI", kind, len(body) + 24, MAGIC) + tid
+        body += stun_attr(0x0008, hmac.new(key, head + body, hashlib.sha1).digest())
+    return struct.pack("!HHI", kind, len(body), MAGIC) + tid + body
+
+
+def stun_parse(data):
+    """(type, {attribute type: value}) or None for anything that is not STUN."""
+    if len(data) < 20:
+        return None
+    kind, length, magic = struct.unpack_from("!HHI", data)
+    if magic != MAGIC or len(data) < 20 + length:
+        return None
+    attrs, at = {}, 20
+    while at + 4 <= 20 + length:
+        k, n = struct.unpack_from("!HH", data, at)
+        attrs.setdefault(k, data[at + 4:at + 4 + n])
+        at += 4 + n + (-n % 4)
+    return kind, attrs
+
+
+def xor_address(value):
+    port = struct.unpack_from("!H", value, 2)[0] ^ (MAGIC >> 16)
+    ip = struct.unpack_from("!I", value, 4)[0] ^ MAGIC
+    return f"{socket.inet_ntoa(struct.pack('!I', ip))}:{port}"
+
+
+def xor_peer(ip):
+    raw = struct.unpack("!I", socket.inet_aton(ip))[0] ^ MAGIC
+    return struct.pack("!BBHI", 0, 1, 0 ^ (MAGIC >> 16), raw)
+
+
+class TurnLink:
+    """STUN messages to one TURN server over UDP (datagrams) or TCP (a stream)."""
+
+    def __init__(self, server, transport, timeout):
+        self.tcp = transport == "tcp"
+        self.sock = socket.create_connection(server, timeout) if self.tcp else socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        if not self.tcp:
+            self.sock.connect(server)
+        self.buffer = b""
+
+    def send(self, message):
+        self.sock.send(message)
+
+    def receive(self, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.tcp and len(self.buffer) >= 20:
+                size = 20 + struct.unpack_from("!H", self.buffer, 2)[0]
+                if len(self.buffer) >= size:
+                    message, self.buffer = self.buffer[:size], self.buffer[size:]
+                    return stun_parse(message)
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self.sock], [], [], left)[0]:
+                return None
+            data = self.sock.recv(65536)
+            if not self.tcp:
+                return stun_parse(data)
+            if not data:
+                return None
+            self.buffer += data
+
+    def request(self, kind, attrs, key=None, tries=3):
+        for _ in range(tries):
+            self.send(stun_message(kind, attrs, key))
+            deadline = time.monotonic() + 1.0
+            while time.monotonic() < deadline:
+                reply = self.receive(deadline - time.monotonic())
+                if reply and reply[0] & 0x3EEF == kind:  # same method, response class
+                    return reply
+        return None
+
+
+def cmd_turn(args):
+    with urllib.request.urlopen(args.api, timeout=args.timeout) as reply:
+        servers = json.load(reply)["iceServers"]
+    entry = next(s for s in servers if any(u.startswith("turn:") for u in s["urls"]))
+    url = next(u for u in entry["urls"] if u.endswith("transport=" + args.transport))
+    server = addr(url[len("turn:"):].split("?")[0])
+    user, password = entry["username"], entry["credential"]
+    result = {"url": url, "relayed": None, "mapped": None, "data_from": None, "error": None}
+    link = TurnLink(server, args.transport, args.timeout)
+    transport = [(0x0019, bytes([17, 0, 0, 0]))]
+    first = link.request(0x0003, transport)
+    if not first or first[0] != 0x0113 or 0x0015 not in first[1]:
+        result["error"] = f"expected a 401 with a nonce, got {first and hex(first[0])}"
+        print(json.dumps(result))
+        return
+    realm, nonce = first[1][0x0014], first[1][0x0015]
+    key = hashlib.md5(f"{user}:{realm.decode()}:{password}".encode()).digest()
+    auth = [(0x0006, user.encode()), (0x0014, realm), (0x0015, nonce)]
+    done = link.request(0x0003, transport + auth, key)
+    if not done or done[0] != 0x0103:
+        result["error"] = f"allocate failed: {done and hex(done[0])}"
+        print(json.dumps(result))
+        return
+    result["relayed"] = xor_address(done[1][0x0016])
+    result["mapped"] = xor_address(done[1][0x0020])
+    for peer in args.permit:
+        permitted = link.request(0x0008, [(0x0012, xor_peer(peer))] + auth, key)
+        if not permitted or permitted[0] != 0x0108:
+            code = permitted and permitted[1].get(0x0009)
+            result["error"] = f"CreatePermission {peer} failed: {code and code[2] * 100 + code[3]}"
+            break
+    tmp = args.me + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(result["relayed"])
+    os.rename(tmp, args.me)
+    deadline = time.monotonic() + args.duration
+    while result["data_from"] is None and time.monotonic() < deadline:
+        message = link.receive(deadline - time.monotonic())
+        if message and message[0] == 0x0017 and message[1].get(0x0013) == b"PING":
+            result["data_from"] = xor_address(message[1][0x0012])
+    print(json.dumps(result))
+
+
+def cmd_spray(args):
+    deadline = time.monotonic() + args.duration
+    while not os.path.exists(args.target_file):
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.02)
+    with open(args.target_file) as f:
+        target = addr(f.read().strip())
+    s = udp_socket(0)
+    while time.monotonic() < deadline:
+        s.sendto(b"PING", target)
+        time.sleep(0.05)
+
+
 def main():
     parser = argparse.ArgumentParser(description="natlab probes")
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -302,6 +457,20 @@ def main():
     p.add_argument("--target", required=True)
     p.add_argument("--timeout", type=float, default=0.3)
     p.set_defaults(func=cmd_refused)
+
+    p = sub.add_parser("turn")
+    p.add_argument("--api", required=True)
+    p.add_argument("--transport", choices=["udp", "tcp"], default="udp")
+    p.add_argument("--permit", action="append", required=True)
+    p.add_argument("--me", required=True)
+    p.add_argument("--duration", type=float, default=3.0)
+    p.add_argument("--timeout", type=float, default=2.0)
+    p.set_defaults(func=cmd_turn)
+
+    p = sub.add_parser("spray")
+    p.add_argument("--target-file", required=True)
+    p.add_argument("--duration", type=float, default=3.0)
+    p.set_defaults(func=cmd_spray)
 
     args = parser.parse_args()
     args.func(args)

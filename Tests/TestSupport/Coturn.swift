@@ -1,23 +1,23 @@
 import COpenSSL
 import Foundation
-import TestSupport
 import Wire
 
 /// A real coturn `turnserver` on loopback with TURN REST API credentials,
 /// started per test and ended by its PID.
-final class Coturn {
-    static let executable: String? = ["/usr/bin/turnserver", "/usr/local/bin/turnserver", "/usr/sbin/turnserver"]
+public final class Coturn {
+    public static let executable: String? = ["/usr/bin/turnserver", "/usr/local/bin/turnserver", "/usr/sbin/turnserver"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
-    static let isInstalled = executable != nil
+    public static let isInstalled = executable != nil
 
-    let port: UInt16
-    let relayPorts: ClosedRange<UInt16>
-    let realm = "chatcli.test"
-    private let secret: String
+    public let port: UInt16
+    public let relayPorts: ClosedRange<UInt16>
+    public let realm = "chatcli.test"
+    /// The `static-auth-secret` shared with whoever hands out credentials.
+    public let secret: String
     private let process = Process()
     private let directory: TemporaryDirectory
 
-    init() throws {
+    public init() throws {
         guard let executable = Self.executable else { throw TestSupportError("turnserver is not installed") }
         directory = try TemporaryDirectory(prefix: "coturn")
         port = try Self.freePort()
@@ -45,7 +45,7 @@ final class Coturn {
 
     /// TURN REST API credentials (draft-uberti-behave-turn-rest):
     /// username "<expiry>:<id>", password base64(HMAC-SHA1(secret, username)).
-    func credentials(id: String = "chatcli", validFor seconds: Int = 3600) -> (username: String, password: String) {
+    public func credentials(id: String = "chatcli", validFor seconds: Int = 3600) -> (username: String, password: String) {
         let username = "\(Int(Date().timeIntervalSince1970) + seconds):\(id)"
         var mac = [UInt8](repeating: 0, count: 20)
         var length: UInt32 = 0
@@ -55,13 +55,13 @@ final class Coturn {
     }
 
     /// The end of the server's log, for failure messages.
-    var logTail: String {
+    public var logTail: String {
         let text = (try? String(contentsOfFile: directory.file("turn.log"), encoding: .utf8)) ?? "(no log)"
         return "--- coturn log (tail)\n" + text.split(separator: "\n").suffix(40).joined(separator: "\n")
     }
 
     /// Ends the server by its PID: SIGTERM, then SIGKILL if it lingers.
-    func stop() {
+    public func stop() {
         let pid = process.processIdentifier
         if process.isRunning { kill(pid, SIGTERM) }
         let deadline = Date().addingTimeInterval(3)

@@ -1,0 +1,51 @@
+import ICE
+import Runtime
+import STUN
+import TURN
+
+/// One entry of `/api/ice-servers` (WebRTC's `RTCIceServer`).
+public struct ICEServerEntry: Equatable, Sendable {
+    public var urls: [String]
+    public var username: String?
+    public var credential: String?
+
+    public init(urls: [String], username: String? = nil, credential: String? = nil) {
+        self.urls = urls
+        self.username = username
+        self.credential = credential
+    }
+}
+
+/// The STUN and TURN servers a peer connection uses, resolved to addresses.
+/// TURN needs credentials, which only the signaling server hands out
+/// (`--ice-server` takes no secrets: they would show in `ps`), so a
+/// `turn:` URL without them is skipped. `turns:` (TLS) is not supported.
+public struct ResolvedICEServers: Sendable {
+    public var stun: [SocketAddress] = []
+    public var turn: [ICETURNServer] = []
+    /// The `turn:` URL each of `turn` came from, for reports.
+    public var turnURLs: [String] = []
+
+    public init(_ entries: [ICEServerEntry]) {
+        for entry in entries {
+            for text in entry.urls {
+                guard let url = ICEServerURL(text),
+                      let address = try? Resolver.resolve(host: url.host, port: url.port).first
+                else { continue }
+                switch url.scheme {
+                case .stun:
+                    stun.append(address)
+                case .turn:
+                    guard let username = entry.username, let password = entry.credential,
+                          let server = STUNAddress(address), url.transport == nil || url.transport == "udp" || url.transport == "tcp"
+                    else { continue }
+                    turn.append(ICETURNServer(address: server, transport: url.transport == "tcp" ? .tcp : .udp,
+                                              username: username, password: password))
+                    turnURLs.append(text)
+                case .stuns, .turns:
+                    continue
+                }
+            }
+        }
+    }
+}

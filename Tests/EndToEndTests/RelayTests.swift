@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Chats through a real coturn on 127.0.0.1, with `chatcli serve` handing
+/// out TURN REST credentials from the shared secret (CHATCLI_TURN_SECRET).
+@Suite(.serialized, .enabled(if: Coturn.isInstalled, "coturn's turnserver is not installed (apt install coturn; Tools/test installs it): TURN relay tests skipped"))
+struct RelayTests {
+    static func server(_ coturn: Coturn, transports: [String]) throws -> ServerProcess {
+        let urls = transports.flatMap { ["--turn-url", "turn:127.0.0.1:\(coturn.port)?transport=\($0)"] }
+        return try ServerProcess(arguments: urls, environment: ["CHATCLI_TURN_SECRET": coturn.secret])
+    }
+
+    @Test(arguments: ["udp", "tcp"])
+    func relayOnlyPeerChatsThroughTheRelay(transport: String) throws {
+        let coturn = try Coturn()
+        defer { coturn.stop() }
+        let server = try Self.server(coturn, transports: [transport])
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--relay-only", "--json"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        let fromAlice = ChatTests.messages("a"), fromBob = ChatTests.messages("b")
+        alice.write(ChatTests.lines(fromAlice))
+        bob.write(ChatTests.lines(fromBob))
+        let connected = try #require(alice.waitForEvent("connected", timeout: 20), "\(alice.transcript)\n\(bob.transcript)\n\(coturn.logTail)")
+        let bobConnected = try #require(bob.waitForEvent("connected"), "\(bob.transcript)")
+        #expect(connected["path"] as? String == "relay")
+        #expect(bobConnected["path"] as? String == "relay")
+        #expect((connected["local"] as? String)?.hasPrefix("relay 127.0.0.1:") == true, "\(connected)")
+        #expect((bobConnected["remote"] as? String)?.hasPrefix("relay 127.0.0.1:") == true, "\(bobConnected)")
+        ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
+    }
+
+    @Test func peersGoDirectWhenTheyCanEvenWithARelayOffered() throws {
+        let coturn = try Coturn()
+        defer { coturn.stop() }
+        let server = try Self.server(coturn, transports: ["udp", "tcp"])
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        alice.write("direct\n")
+        let connected = try #require(alice.waitForEvent("connected", timeout: 20), "\(alice.transcript)\n\(bob.transcript)")
+        #expect(["host", "srflx", "prflx"].contains(connected["path"] as? String ?? ""), "\(connected)")
+        #expect(bob.waitForMessages(count: 1) == ["direct"])
+        alice.closeInput()
+        #expect(alice.waitForExit() == 0, "\(alice.transcript.suffix(2000))")
+        bob.closeInput()
+        #expect(bob.waitForExit() == 0)
+    }
+}
+
+/// `chatcli doctor` allocates twice on each TURN server and times a probe
+/// that goes out through one relayed address and back through the other.
+@Suite(.enabled(if: Coturn.isInstalled, "coturn's turnserver is not installed (apt install coturn; Tools/test installs it): doctor TURN tests skipped"))
+struct DoctorTURNTests {
+    static func doctor(_ server: ServerProcess) throws -> [String: Any] {
+        let doctor = try ChildProcess.chatcli(["doctor", "--server", server.url, "--json"], name: "doctor")
+        let line = try #require(doctor.waitForLine(timeout: 30) { $0.hasPrefix("{") }, "\(doctor.transcript)")
+        #expect(doctor.waitForExit() == 0, "\(doctor.transcript)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    @Test func doctorReportsTheRelayedAddressAndRoundTripPerServer() throws {
+        let coturn = try Coturn()
+        defer { coturn.stop() }
+        let report = try Self.doctor(try RelayTests.server(coturn, transports: ["udp", "tcp"]))
+        let turn = try #require(report["turn"] as? [[String: Any]], "\(report)")
+        #expect(turn.count == 2)
+        for (entry, transport) in zip(turn, ["udp", "tcp"]) {
+            #expect(entry["url"] as? String == "turn:127.0.0.1:\(coturn.port)?transport=\(transport)")
+            #expect((entry["relayed"] as? String)?.hasPrefix("127.0.0.1:") == true, "\(entry)")
+            let port = UInt16((entry["relayed"] as? String)?.split(separator: ":").last ?? "") ?? 0
+            #expect(coturn.relayPorts.contains(port), "\(entry)")
+            #expect((entry["rtt_ms"] as? Double).map { $0 >= 0 && $0 < 5000 } == true, "\(entry)")
+            #expect(entry["error"] is NSNull, "\(entry)")
+        }
+    }
+
+    @Test func doctorReportsRejectedCredentials() throws {
+        let coturn = try Coturn()
+        defer { coturn.stop() }
+        let server = try ServerProcess(arguments: ["--turn-url", "turn:127.0.0.1:\(coturn.port)"],
+                                       environment: ["CHATCLI_TURN_SECRET": "not-the-secret"])
+        let report = try Self.doctor(server)
+        let turn = try #require(report["turn"] as? [[String: Any]], "\(report)")
+        #expect(turn.count == 1)
+        #expect((turn.first?["error"] as? String)?.contains("rejected the credentials") == true, "\(turn)")
+        #expect(turn.first?["rtt_ms"] is NSNull)
+    }
+}
+
+/// Needs no coturn: the refusal comes before any relay is tried.
+struct RelayOnlyWithoutTURNTests {
+    @Test func relayOnlyWithoutATURNServerFailsClearly() throws {
+        let server = try ServerProcess()
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--relay-only", "--json"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        let error = try #require(alice.waitForEvent("error", timeout: 20), "\(alice.transcript)")
+        #expect(error["error"] as? String == "connection_failed")
+        #expect((error["message"] as? String)?.contains("--relay-only needs a TURN server") == true, "\(error)")
+        #expect(alice.waitForExit() == 1)
+        bob.stop()
+    }
+}

@@ -1,0 +1,77 @@
+import ICE
+import STUN
+import Testing
+import TURN
+
+/// Relayed candidates through a TURN server on the simulated internet: the
+/// NAT pairs with no direct path now connect through the relay, the ones
+/// with a direct path still pick it, and relay-only shows the peer nothing
+/// but the relay.
+struct RelayTests {
+    @Test(arguments: NATMatrixTests.unconnectable.indices)
+    func peersConnectThroughTheRelayWhenNoDirectPathExists(_ index: Int) {
+        let (a, b) = NATMatrixTests.unconnectable[index]
+        let harness = Harness.pair(a, b, seed: UInt64(index) + 200, turn: [.udp, .tcp])
+        harness.runUntilSettled()
+        #expect(!harness.busyLoop)
+        for peer in harness.peers {
+            #expect(peer.agent.state.isConnected, "\(a)×\(b): \(peer.name) is \(peer.agent.state) \(peer.failureReason ?? "")")
+            #expect(peer.agent.selectedPair?.path == "relay", "\(a)×\(b): \(peer.name): \(String(describing: peer.agent.selectedPair))")
+        }
+        // Application data crosses the relay both ways.
+        #expect(harness.a.agent.send([23, 1]) && harness.b.agent.send([23, 2]))
+        harness.run(for: .seconds(2)) { !harness.a.receivedData.isEmpty && !harness.b.receivedData.isEmpty }
+        #expect(harness.b.receivedData == [[23, 1]] && harness.a.receivedData == [[23, 2]], "\(a)×\(b)")
+    }
+
+    @Test(arguments: NATMatrixTests.connectable.indices)
+    func aDirectPathIsPreferredOverTheRelay(_ index: Int) {
+        let (a, b) = NATMatrixTests.connectable[index]
+        let harness = Harness.pair(a, b, seed: UInt64(index) + 300, turn: [.udp])
+        harness.runUntilSettled()
+        harness.run(for: .seconds(3)) { false }   // let nomination settle on the best pair
+        for peer in harness.peers {
+            #expect(peer.agent.state.isConnected, "\(a)×\(b): \(peer.name) is \(peer.agent.state)")
+            #expect(peer.agent.selectedPair?.path != "relay", "\(a)×\(b): \(peer.name): \(String(describing: peer.agent.selectedPair))")
+        }
+    }
+
+    @Test func relayOnlyOffersOnlyTheRelayedCandidateAndConnectsThroughIt() {
+        let harness = Harness.pair(.none, .none, seed: 401, turn: [.udp], relayOnlyA: true)
+        harness.runUntilSettled()
+        let offered = harness.a.events.compactMap { if case .localCandidate(let c) = $0 { c } else { nil } }
+        #expect(offered.map(\.type) == [.relay])
+        #expect(offered.first.map { $0.priority >> 24 } == 0, "type preference 0")
+        #expect(offered.first?.relatedAddress == "203.0.113.10", "related address: the mapped one")
+        #expect(harness.a.agent.selectedPair?.local.type == .relay)
+        #expect(harness.b.agent.selectedPair?.remote.type == .relay)
+        #expect(harness.b.agent.selectedPair?.path == "relay")
+        #expect(harness.b.events.contains(.gatheringComplete) && harness.a.events.contains(.gatheringComplete))
+    }
+
+    @Test func relayOnlyWithoutAnAllocationFailsWithAClearReason() {
+        let harness = Harness.pair(.none, .none, seed: 402, turn: [], relayOnlyA: true)
+        harness.runUntilBothDone()
+        #expect(harness.a.failureReason?.contains("relay-only mode, but no TURN relay could be allocated") == true,
+                "\(harness.a.failureReason ?? "")")
+    }
+
+    @Test func aSilentTURNServerDoesNotHoldUpGathering() {
+        let harness = Harness(seed: 403)
+        harness.network.severed.insert(Harness.turnServer.ip)
+        let peer = harness.addPeer("A", role: .controlling, nat: .portRestricted, turn: [.udp])
+        harness.run(for: .seconds(10)) { peer.events.contains(.gatheringComplete) }
+        #expect(peer.events.contains(.gatheringComplete))
+        #expect(harness.network.now <= .seconds(6), "gathering waited \(harness.network.now)")
+    }
+
+    @Test func closeDeletesTheAllocations() {
+        let harness = Harness.pair(.symmetric, .symmetric, seed: 404, turn: [.udp, .tcp])
+        harness.runUntilSettled()
+        #expect(harness.turn.allocations.count == 4)
+        for peer in harness.peers { peer.agent.close(now: harness.network.now) }
+        harness.run(for: .seconds(2)) { harness.turn.allocations.isEmpty }
+        #expect(harness.turn.allocations.isEmpty)
+        #expect(harness.turn.deallocated == 4)
+    }
+}
