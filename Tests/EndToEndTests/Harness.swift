@@ -78,9 +78,18 @@ final class ServerProcess {
 
     /// Stops the server (SIGTERM, graceful) and starts it again on the same ports and database.
     func restart() throws {
+        stop()
+        try start()
+    }
+
+    /// Stops the server (SIGTERM, graceful); `start()` brings it back on the same ports and database.
+    func stop() {
         process.signal(SIGTERM)
         let status = process.waitForExit()
         #expect(status == 0, "server exits 0 on SIGTERM\n\(process.transcript)")
+    }
+
+    func start() throws {
         process = try ServerProcess.launch(port: port, stunPort: stunPort, db: dbPath, extra: extraArguments)
         try waitUntilListening()
     }
