@@ -1,3 +1,4 @@
+import ChatClient
 import Glibc
 import SessionStore
 import Wire

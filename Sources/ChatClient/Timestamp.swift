@@ -2,9 +2,9 @@ import Glibc
 
 /// UNIX seconds to and from the forms the CLI shows: the server's ISO 8601
 /// `exp` (`2025-01-31T12:00:00.000Z`) and local time for people.
-enum Timestamp {
+public enum Timestamp {
     /// Parses `YYYY-MM-DDTHH:MM:SS` with optional fraction and a `Z`; nil otherwise.
-    static func parseISO8601(_ text: String) -> Int? {
+    public static func parseISO8601(_ text: String) -> Int? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
         func number(_ range: Range<Int>) -> Int? {
@@ -36,10 +36,10 @@ enum Timestamp {
     }
 
     /// `YYYY-MM-DDTHH:MM:SS.000Z`, the form the server sends.
-    static func iso8601(_ seconds: Int) -> String { format(seconds, "%Y-%m-%dT%H:%M:%S.000Z", local: false) }
+    public static func iso8601(_ seconds: Int) -> String { format(seconds, "%Y-%m-%dT%H:%M:%S.000Z", local: false) }
 
     /// `YYYY-MM-DD HH:MM` in the local time zone.
-    static func local(_ seconds: Int) -> String { format(seconds, "%Y-%m-%d %H:%M", local: true) }
+    public static func local(_ seconds: Int) -> String { format(seconds, "%Y-%m-%d %H:%M", local: true) }
 
     private static func format(_ seconds: Int, _ pattern: String, local: Bool) -> String {
         var t = time_t(seconds)
