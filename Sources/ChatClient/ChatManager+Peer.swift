@@ -62,7 +62,11 @@ extension ChatManager {
     }
 
     func roomReady(isInitiator: Bool) {
-        if let peer, peer.connection.isOpen { return }   // the channel survived a signaling reconnect
+        // A peer that comes back may be a new process (`chatcli resume`) with no
+        // connection at all: the initiator that stayed negotiates afresh then.
+        let renegotiate = peerRejoining && isInitiator
+        peerRejoining = false
+        if let peer, peer.connection.isOpen, !renegotiate { return }   // the channel survived a signaling reconnect
         closePeer()
         guard isInitiator else { return }   // the answerer waits for the offer
         guard let link = makePeer(isOfferer: true) else { return }

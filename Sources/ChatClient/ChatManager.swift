@@ -39,6 +39,8 @@ public final class ChatManager {
     var roomFullSince: Instant?
     var outageSince: Instant?
     var peerGone = false
+    /// The peer's socket dropped; it may come back as a new process (`chatcli resume`).
+    var peerRejoining = false
     var peer: PeerLink?
     var earlyCandidates: [String?] = []
     var outbox: [String] = []
@@ -259,6 +261,7 @@ public final class ChatManager {
         case .relayed(let type, _, _, let payload):
             relayed(type: type, payload: .object(payload))
         case .peerDisconnected:
+            peerRejoining = true
             if case .inRoom(let roomID, _) = state { state = .inRoom(roomID: roomID, ready: false) }
             printer.emit(.progress("Your peer lost its connection; waiting for them to come back."))
         case .error(let code):

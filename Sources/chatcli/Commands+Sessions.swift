@@ -71,7 +71,8 @@ extension Commands {
         positionals: 0...0,
         details: """
             Nothing can be queued once the store is gone: servers that could not be reached are named, and
-            the command exits 1. Their rooms still end when they expire.
+            the command exits 1. Their rooms still end when they expire. A store you cannot open (forgotten
+            passphrase) can only be deleted by hand, without purging: rm -r ~/.local/share/chatcli
             """
     )
 

@@ -197,29 +197,34 @@ import Testing
         #expect(try aliceHome.session(code)?["status"] as? String == "closed")
     }
 
-    @Test func resumingAnAcceptedRoomAfterAKillChatsAgainWithThePeerStillThere() throws {
+    /// Whichever side is killed, and whichever held the initiator's seat
+    /// (the first into the room, which is a race), the chat comes back.
+    @Test(arguments: ["creator", "joiner"])
+    func resumingAnAcceptedRoomAfterAKillChatsAgainWithThePeerStillThere(killed: String) throws {
         let server = try ServerProcess()
-        let aliceHome = StoreHome()
-        let (alice, code) = try create(aliceHome, server)
-        let bob = try StoreHome().chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
-        #expect(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
-        #expect(bob.waitForEvent("connected", timeout: 10) != nil, "\(bob.transcript)")
-        alice.signal(SIGKILL)
-        _ = alice.waitForExit()
-        #expect(try aliceHome.session(code)?["status"] as? String == "accepted")
+        let creatorHome = StoreHome(), joinerHome = StoreHome()
+        let (creator, code) = try create(creatorHome, server)
+        let joiner = try joinerHome.chatcli(["join", code, "--server", server.url, "--json"], name: "joiner")
+        try #require(creator.waitForEvent("connected", timeout: 30) != nil, "\(creator.transcript)\n\(joiner.transcript)")
+        try #require(joiner.waitForEvent("connected", timeout: 10) != nil, "\(joiner.transcript)")
+        let (victim, survivor, home) = killed == "creator" ? (creator, joiner, creatorHome) : (joiner, creator, joinerHome)
+        let name = try #require(try home.sessions().first?["name"] as? String)
+        victim.signal(SIGKILL)
+        _ = victim.waitForExit()
+        #expect(try home.session(name)?["status"] as? String == "accepted")
 
-        let back = try aliceHome.chatcli(["resume", code, "--json"], name: "alice back")
-        #expect(back.waitForEvent("connected", timeout: 30) != nil, "\(back.transcript)\n\(bob.transcript)")
+        let back = try home.chatcli(["resume", name, "--json"], name: "\(killed) back")
+        try #require(back.waitForEvent("connected", timeout: 30) != nil, "\(back.transcript)\n\(survivor.transcript)")
         back.write("I am back\n")
-        bob.write("welcome back\n")
+        survivor.write("welcome back\n")
         #expect(back.waitForEvent("message")?["text"] as? String == "welcome back", "\(back.transcript)")
-        #expect(bob.waitForEvent("message")?["text"] as? String == "I am back", "\(bob.transcript)")
+        #expect(survivor.waitForEvent("message")?["text"] as? String == "I am back", "\(survivor.transcript)")
         back.closeInput()
         #expect(back.waitForExit() == 0, "\(back.transcript)")
-        #expect(bob.waitForEvent("peer_left") != nil, "\(bob.transcript)")
-        bob.closeInput()
-        #expect(bob.waitForExit() == 0, "\(bob.transcript)")
-        #expect(try aliceHome.session(code)?["status"] as? String == "closed")
+        #expect(survivor.waitForEvent("peer_left") != nil, "\(survivor.transcript)")
+        survivor.closeInput()
+        #expect(survivor.waitForExit() == 0, "\(survivor.transcript)")
+        #expect(try home.session(name)?["status"] as? String == "closed")
     }
 
     @Test func twoChatcliProcessesSavingAtOnceLoseNoSession() throws {
