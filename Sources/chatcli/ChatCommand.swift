@@ -36,19 +36,19 @@ enum ChatCommand {
             mode = .create(expiresIn: seconds)
             expiresIn = seconds
         }
-        let recorder: SessionRecorder?
+        let saving: Saving
         do {
-            recorder = try Self.recorder(args, server: server, expiresIn: expiresIn)
+            saving = try Self.saving(args, server: server, expiresIn: expiresIn)
         } catch {
             Output.write("chatcli: \(error.message)\n", to: 2)
             return error.status
         }
-        return chat(mode: mode, server: server, printer: printer, args: args, recorder: recorder)
+        return chat(mode: mode, server: server, printer: printer, args: args, saving: saving)
     }
 
     /// Runs the chat on an event loop until it ends; returns the exit status.
     static func chat(mode: ChatManager.Mode, server: ServerURL, printer: EventPrinter, args: ParsedArguments,
-                     recorder: SessionRecorder?) -> Int32 {
+                     saving: Saving) -> Int32 {
         let loop: EventLoop
         let connector: Connector
         do {
@@ -64,7 +64,7 @@ enum ChatCommand {
 
         var status: Int32 = 1
         let manager = ChatManager(loop: loop, connector: connector, printer: printer, mode: mode)
-        recorder?.attach(to: manager, caFile: args.value("ca-file"), loop: loop)
+        saving.attach(to: manager, caFile: args.value("ca-file"), loop: loop)
         manager.extraICEServers = args.all("ice-server")
         manager.onFinish = { code in
             status = code

@@ -15,7 +15,7 @@ enum ResumeCommand {
         do {
             let (mode, server, recorder) = try prepare(args)
             return ChatCommand.chat(mode: mode, server: server, printer: EventPrinter(jsonMode: args.has("json")),
-                                    args: args, recorder: recorder)
+                                    args: args, saving: .saved(recorder))
         } catch {
             Output.write("chatcli: \(error.message)\n", to: 2)
             return error.status
