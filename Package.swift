@@ -37,7 +37,7 @@ let package = Package(
         .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims"]),
         .executableTarget(name: "chatcli-bench", dependencies: ["PeerConnection", "Runtime", "STUN", "ICE"]),
         .executableTarget(name: "chatcli", dependencies: [
-            "ChatClient", "SignalingServer", "Runtime", "Terminal", "Wire",
+            "ChatClient", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire",
         ]),
 
         .target(name: "TestSupport", dependencies: ["Wire", "Runtime", "COpenSSL"], path: "Tests/TestSupport"),

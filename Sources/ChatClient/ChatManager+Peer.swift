@@ -66,11 +66,19 @@ extension ChatManager {
     }
 
     func roomReady(isInitiator: Bool) {
+        // A peer that comes back may be a new process (`chatcli resume`) with no
+        // connection at all: the initiator that stayed renegotiates. From the
+        // offerer of a live DTLS session that is an ICE restart (nothing in
+        // flight is lost); a new process answers with another certificate and
+        // then gets a fresh connection (see `webrtcAnswer`).
+        let renegotiate = peerRejoining && isInitiator
+        peerRejoining = false
         if let peer, peer.connection.isOpen {
-            // The channel survived a signaling reconnect; if its path is
-            // down, the offerer restarts ICE now that signaling works.
-            if peer.connection.isPathDown, peer.connection.isOfferer { restartNow() }
-            return
+            if peer.connection.isOfferer, peer.connection.canRestartICE, renegotiate || peer.connection.isPathDown {
+                sendRestartOffer()
+                return
+            }
+            if !renegotiate { return }   // the channel survived a signaling reconnect
         }
         closePeer()
         guard isInitiator else { return }   // the answerer waits for the offer

@@ -34,6 +34,11 @@ extension ChatManager {
     func restartNow() {
         guard let peer, peer.connection.canRestartICE, peer.connection.isPathDown else { return }
         guard case .inRoom(_, true) = state else { return }
+        sendRestartOffer()
+    }
+
+    func sendRestartOffer() {
+        guard let peer else { return }
         signaling.send(.offer(sdp: peer.connection.restartICE()))
         peer.pump()
     }

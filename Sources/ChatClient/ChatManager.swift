@@ -11,6 +11,10 @@ public final class ChatManager {
     public enum Mode: Equatable, Sendable {
         case create(expiresIn: Int)
         case join(code: String)
+        /// A saved creator's session: keep waiting for the peer with the same code and device id.
+        case resumeWaiting(code: String, deviceID: String, expires: String?)
+        /// A saved accepted session: rejoin its room.
+        case resumeRoom(roomID: String, deviceID: String)
     }
 
     enum State {
@@ -36,6 +40,8 @@ public final class ChatManager {
     var roomFullSince: Instant?
     var outageSince: Instant?
     var peerGone = false
+    /// The peer's socket dropped; it may come back as a new process (`chatcli resume`).
+    var peerRejoining = false
     var peer: PeerLink?
     var earlyCandidates: [String?] = []
     var outbox: [String] = []
@@ -53,6 +59,8 @@ public final class ChatManager {
     public var onFinish: ((Int32) -> Void)?
     /// Printed once (not in `--json` mode) when pairing succeeded.
     public var notice: String?
+    /// Lifecycle changes worth saving (pending, accepted, closed); see ChatManager+Session.
+    public var onSession: ((SessionUpdate) -> Void)?
 
     public init(loop: EventLoop, connector: Connector, printer: EventPrinter, mode: Mode) {
         self.loop = loop
@@ -60,7 +68,7 @@ public final class ChatManager {
         self.signaling = SignalingClient(connector: connector)
         self.printer = printer
         self.mode = mode
-        self.deviceID = Identifiers.deviceID(using: &rng)
+        self.deviceID = mode.resumedDeviceID ?? Identifiers.deviceID(using: &rng)
         signaling.onEvent = { [weak self] event in self?.handle(event) }
     }
 
@@ -68,6 +76,7 @@ public final class ChatManager {
         switch mode {
         case .create(let expiresIn): createRoom(expiresIn: expiresIn, attemptsLeft: 20)
         case .join(let code): acceptCode(code)
+        case .resumeWaiting, .resumeRoom: resume()
         }
     }
 
@@ -105,6 +114,7 @@ public final class ChatManager {
                 switch RoomAPI.interpretCreate(response) {
                 case .created(let expires):
                     self.printer.emit(.code(code, expires: expires))
+                    self.onSession?(.pending(code: code, deviceID: self.deviceID, expires: expires))
                     self.showNotice()
                     self.printer.emit(.waiting)
                     self.state = .waitingForPeer(code: code)
@@ -122,7 +132,7 @@ public final class ChatManager {
 
     /// Waits for acceptance: long polls where the server supports `?wait`,
     /// otherwise (an immediate 204, as Inviso answers) polls every 2 s.
-    private func check(code: String, longPoll: Bool) {
+    func check(code: String, longPoll: Bool) {
         let wait = longPoll ? 25 : nil
         let started = loop.now
         let request = RoomAPI.checkRequest(code: code, deviceID: deviceID, wait: wait, authority: http.authority)
@@ -141,6 +151,7 @@ public final class ChatManager {
                 self.transientFailures = 0
                 switch RoomAPI.interpretCheck(response) {
                 case .accepted(let roomID):
+                    self.onSession?(.accepted(roomID: roomID))
                     self.joinRoom(roomID)
                 case .pending:
                     let answeredAtOnce = self.loop.now - started < .seconds(1)
@@ -166,6 +177,7 @@ public final class ChatManager {
                 // Never repeat an accept (Inviso overwrites the pairing on a second one).
                 switch RoomAPI.interpretAccept(response) {
                 case .accepted(let roomID):
+                    self.onSession?(.joined(code: code, roomID: roomID, deviceID: self.deviceID))
                     self.showNotice()
                     self.joinRoom(roomID)
                 case .failed(let error): self.fail(error)
@@ -201,7 +213,7 @@ public final class ChatManager {
 
     // MARK: Signaling room
 
-    private func joinRoom(_ roomID: String) {
+    func joinRoom(_ roomID: String) {
         state = .joiningRoom(roomID: roomID)
         fetchICEServers { [weak self] in
             self?.http.close()
@@ -257,6 +269,7 @@ public final class ChatManager {
         case .relayed(let type, _, _, let payload):
             relayed(type: type, payload: .object(payload))
         case .peerDisconnected:
+            peerRejoining = true
             if case .inRoom(let roomID, _) = state { state = .inRoom(roomID: roomID, ready: false) }
             printer.emit(.progress("Your peer lost its connection; waiting for them to come back."))
         case .error(let code):
@@ -277,7 +290,7 @@ public final class ChatManager {
         }
     }
 
-    private func showNotice() {
+    func showNotice() {
         if let notice, !printer.jsonMode { printer.emit(.progress(notice)) }
         notice = nil
     }
@@ -290,6 +303,7 @@ public final class ChatManager {
         case .joiningRoom, .inRoom:
             if status == 0 && !peerGone { printer.emit(.progress("You left the chat.")) }
             state = .leaving
+            onSession?(.closed)
             // P2P first, then the room, so the peer sees no renegotiation mid-teardown.
             closePeer()
             signaling.leave { [weak self] in self?.finish(status) }
@@ -301,6 +315,7 @@ public final class ChatManager {
     func fail(_ error: ClientError) {
         if case .finished = state { return }
         printer.emit(.error(error))
+        if error.meansSessionEnded { onSession?(.closed) }
         signaling.stop()
         finish(1)
     }

@@ -18,14 +18,14 @@ public struct SessionRecord: Equatable, Sendable {
     public var status: Status
     /// UNIX seconds.
     public var created: Int
-    /// UNIX seconds (the server's `exp`).
-    public var expires: Int
+    /// UNIX seconds (the server's `exp`); nil when unknown (a joiner is never told).
+    public var expires: Int?
     /// The session's ephemeral device ids, newest last (never reused).
     public var deviceIDs: [String]
 
     public init(
         name: String, serverURL: String, code: String, roomID: String? = nil, role: Role,
-        status: Status = .pending, created: Int, expires: Int, deviceIDs: [String]
+        status: Status = .pending, created: Int, expires: Int?, deviceIDs: [String]
     ) {
         self.name = name
         self.serverURL = serverURL
@@ -42,7 +42,7 @@ public struct SessionRecord: Equatable, Sendable {
         .object([
             "name": .string(name), "server": .string(serverURL), "code": .string(code),
             "roomid": roomID.map(JSON.string), "role": .string(role.rawValue),
-            "status": .string(status.rawValue), "created": JSON(created), "expires": JSON(expires),
+            "status": .string(status.rawValue), "created": JSON(created), "expires": expires.map { JSON($0) },
             "deviceIds": .array(deviceIDs.map(JSON.string)),
         ])
     }
@@ -52,13 +52,20 @@ public struct SessionRecord: Equatable, Sendable {
             let code = json["code"]?.stringValue,
             let role = json["role"]?.stringValue.flatMap(Role.init(rawValue:)),
             let status = json["status"]?.stringValue.flatMap(Status.init(rawValue:)),
-            let created = json["created"]?.intValue, let expires = json["expires"]?.intValue,
+            let created = json["created"]?.intValue,
             let ids = json["deviceIds"]?.arrayValue
         else { return nil }
         var deviceIDs: [String] = []
         for id in ids {
             guard let s = id.stringValue else { return nil }
             deviceIDs.append(s)
+        }
+        let expires: Int?
+        switch json["expires"] {
+        case nil, .null?: expires = nil
+        case let value?:
+            guard let seconds = value.intValue else { return nil }
+            expires = seconds
         }
         let roomID: String?
         switch json["roomid"] {

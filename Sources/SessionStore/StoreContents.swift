@@ -83,7 +83,8 @@ public struct StoreContents: Equatable, Sendable {
         return "\(base)-\(n)"
     }
 
-    static func validate(name: String) throws(SessionStoreError) {
+    /// Throws `.invalidName` unless `name` is 1…64 printable characters without leading or trailing spaces.
+    public static func validate(name: String) throws(SessionStoreError) {
         let scalars = name.unicodeScalars
         guard !scalars.isEmpty, name.count <= 64,
             scalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value) }),

@@ -20,6 +20,7 @@ enum ChatCommand {
             return usage("'\(url)' is not a STUN/TURN URL: use stun:HOST:PORT")
         }
         let mode: ChatManager.Mode
+        var expiresIn: Int?
         if join {
             let raw = args.positionals[0]
             guard let code = JoinCodeInput.normalize(raw) else {
@@ -33,8 +34,21 @@ enum ChatCommand {
                 return usage("--expires takes a number of seconds from 60 to 86400, not '\(text)'")
             }
             mode = .create(expiresIn: seconds)
+            expiresIn = seconds
         }
+        let saving: Saving
+        do {
+            saving = try Self.saving(args, server: server, expiresIn: expiresIn)
+        } catch {
+            Output.write("chatcli: \(error.message)\n", to: 2)
+            return error.status
+        }
+        return chat(mode: mode, server: server, printer: printer, args: args, saving: saving)
+    }
 
+    /// Runs the chat on an event loop until it ends; returns the exit status.
+    static func chat(mode: ChatManager.Mode, server: ServerURL, printer: EventPrinter, args: ParsedArguments,
+                     saving: Saving) -> Int32 {
         let loop: EventLoop
         let connector: Connector
         do {
@@ -50,7 +64,7 @@ enum ChatCommand {
 
         var status: Int32 = 1
         let manager = ChatManager(loop: loop, connector: connector, printer: printer, mode: mode)
-        manager.notice = "Note: this session is not saved (chatcli keeps no session store yet)."
+        saving.attach(to: manager, caFile: args.value("ca-file"), loop: loop)
         manager.extraICEServers = args.all("ice-server")
         manager.relayOnly = args.has("relay-only")
         manager.onFinish = { code in

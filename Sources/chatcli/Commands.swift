@@ -27,6 +27,8 @@ enum Commands {
         .flag("relay-only", "Connect only through the server's TURN relay: your peer never sees your IP addresses."),
         .flag("json", "Print one JSON event per line (for scripts)."),
         .flag("no-store", "Do not save this session."),
+        .value("name", "NAME", "Save the session under this name (default: the code)."),
+        passphraseFD,
     ]
 
     static let defaultServer = "http://localhost:8080"
@@ -39,7 +41,7 @@ enum Commands {
 
     static let create = CommandSpec(
         name: "create",
-        usage: "create [--server URL] [--expires SECONDS] [--relay-only] [--json] [--no-store]",
+        usage: "create [--server URL] [--expires SECONDS] [--relay-only] [--json] [--no-store] [--name NAME] [--passphrase-fd N]",
         summary: "Start a chat: prints a 6-digit code for your peer to join with, then waits for them.",
         options: [.value("expires", "SECONDS", "How long the code and room live, 60…86400 (default 3600).")] + clientOptions,
         positionals: 0...0,
@@ -48,7 +50,7 @@ enum Commands {
 
     static let join = CommandSpec(
         name: "join",
-        usage: "join CODE [--server URL] [--relay-only] [--json] [--no-store]",
+        usage: "join CODE [--server URL] [--relay-only] [--json] [--no-store] [--name NAME] [--passphrase-fd N]",
         summary: "Join the chat your peer created, with the 6-digit code they gave you.",
         options: clientOptions,
         positionals: 1...1,
@@ -73,7 +75,7 @@ enum Commands {
             """
     )
 
-    static let all = [serve, create, join, doctor]
+    static let all = [serve, create, join, doctor, resume] + sessions
 
     static let mainHelp = """
         chatcli — ephemeral, end-to-end encrypted peer-to-peer chat for the terminal.
@@ -83,8 +85,12 @@ enum Commands {
           chatcli join CODE [options]     join a chat with the code your peer gave you
           chatcli serve [options]         run the signaling server (REST, WebSocket, STUN)
           chatcli doctor [options]        check the server and this network's NAT
+          chatcli sessions [SUBCOMMAND]   list, rename, remove or erase saved sessions
+          chatcli resume NAME [options]   continue a saved session
 
         Run 'chatcli COMMAND --help' for a command's options.
+        Sessions are saved in a passphrase-locked store when a passphrase is available
+        (--passphrase-fd N, CHATCLI_PASSPHRASE, or a prompt on a terminal).
         Exit status: 0 normal end, 1 failure, 2 usage error, 130 interrupted.
         """
 }

@@ -22,12 +22,12 @@ if name == "--version" {
     Output.write("chatcli \(Version.string)\n", to: 1)
     exit(0)
 }
-guard let spec = Commands.all.first(where: { $0.name == name }) else {
+guard let (spec, rest) = Commands.lookup(arguments) else {
     usageFailure("unknown command '\(name)'; try 'chatcli --help'")
 }
 let parsed: ParsedArguments
 do {
-    parsed = try spec.parse(Array(arguments.dropFirst()))
+    parsed = try spec.parse(rest)
 } catch {
     usageFailure(error.message)
 }
@@ -39,5 +39,7 @@ switch spec.name {
 case "serve": exit(ServeCommand.run(parsed))
 case "create", "join": exit(ChatCommand.run(parsed, join: spec.name == "join"))
 case "doctor": exit(DoctorCommand.run(parsed))
+case "resume": exit(ResumeCommand.run(parsed))
+case let sessions where sessions.hasPrefix("sessions"): exit(SessionsCommand.run(spec.name, parsed))
 default: usageFailure("unknown command '\(name)'")
 }

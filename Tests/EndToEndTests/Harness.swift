@@ -44,11 +44,18 @@ enum Harness {
     private static func udpPortFree(_ port: UInt16) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { close(fd) }
+        return withLoopback(port: port) { bind(fd, $0, $1) } == 0
+    }
+
+    /// Calls `body` with 127.0.0.1:`port` as a `sockaddr` (for bind or connect).
+    static func withLoopback(port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32) -> Int32 {
         var addr = sockaddr_in()
         addr.sin_family = sa_family_t(AF_INET)
         addr.sin_addr.s_addr = inet_addr("127.0.0.1")
         addr.sin_port = port.bigEndian
-        return withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } } == 0
+        return withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
     }
 }
 
@@ -82,11 +89,19 @@ final class ServerProcess {
     /// Stops the server (SIGTERM, graceful; or SIGKILL, a crash) and starts
     /// it again on the same ports and database after `downFor` seconds.
     func restart(crash: Bool = false, downFor: TimeInterval = 0) throws {
+        stop(crash: crash)
+        if downFor > 0 { Thread.sleep(forTimeInterval: downFor) }
+        try start()
+    }
+
+    /// Stops the server; `start()` brings it back on the same ports and database.
+    func stop(crash: Bool = false) {
         process.signal(crash ? SIGKILL : SIGTERM)
         let status = process.waitForExit()
-        if !crash { #expect(status == 0, "server exits 0 on SIGTERM
-\(process.transcript)") }
-        if downFor > 0 { Thread.sleep(forTimeInterval: downFor) }
+        if !crash { #expect(status == 0, "server exits 0 on SIGTERM\n\(process.transcript)") }
+    }
+
+    func start() throws {
         process = try ServerProcess.launch(port: port, stunPort: stunPort, db: dbPath, extra: extraArguments, environment: environment)
         try waitUntilListening()
     }

@@ -12,6 +12,24 @@ import Wire
     #expect(contents.find(name: "bob")?.code == "120044")
 }
 
+@Test func aJoinersUnknownExpiryRoundTripsAsNil() throws {
+    let scratch = ScratchDirectory()
+    let store = makeStore(scratch)
+    var joiner = sampleRecord("joined")
+    joiner.role = .joiner
+    joiner.expires = nil
+    try store.withLockedStore(passphrase: secret("pw")) { c throws(SessionStoreError) in try c.add(joiner) }
+    #expect(try store.read(passphrase: secret("pw")).find(name: "joined") == joiner)
+    #expect(SessionRecord(json: joiner.json) == joiner)
+    var text = joiner.json
+    if case .object(var members) = text {
+        #expect(!members.contains { $0.0 == "expires" }, "an unknown expiry is left out")
+        members.append(("expires", .string("soon")))
+        text = .object(members)
+    }
+    #expect(SessionRecord(json: text) == nil, "an expiry that is not a number is refused")
+}
+
 @Test func aMissingStoreReadsAsEmptyAndIsNotCreatedByReading() throws {
     let scratch = ScratchDirectory()
     let store = makeStore(scratch)

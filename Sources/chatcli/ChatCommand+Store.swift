@@ -1,0 +1,51 @@
+import ChatClient
+import Runtime
+import SessionStore
+
+/// Whether `create`/`join` save their session, decided before the room exists.
+extension ChatCommand {
+    enum Saving {
+        case saved(SessionRecorder)
+        /// Not saved (`--no-store`, no passphrase, no home directory): said once
+        /// on stderr when the room exists, never on the `--json` stdout.
+        case unsaved(reason: String)
+
+        func attach(to manager: ChatManager, caFile: String?, loop: EventLoop) {
+            switch self {
+            case .saved(let recorder):
+                recorder.attach(to: manager, caFile: caFile, loop: loop)
+            case .unsaved(let reason):
+                // A failure before pairing stays one sentence: the note waits for the room.
+                manager.onSession = { update in
+                    switch update {
+                    case .pending, .joined: Output.write("Note: this session is not saved (\(reason)).\n", to: 2)
+                    case .accepted, .closed: break
+                    }
+                }
+            }
+        }
+    }
+
+    static func saving(_ args: ParsedArguments, server: ServerURL, expiresIn: Int?) throws(CommandFailure) -> Saving {
+        let name = args.value("name")
+        if args.has("no-store") {
+            if name != nil { throw .usage(UsageError(message: "--name names a saved session; it cannot go with --no-store")) }
+            return .unsaved(reason: "--no-store")
+        }
+        if let name {
+            do {
+                try StoreContents.validate(name: name)
+            } catch {
+                throw .usage(UsageError(message: error.description))
+            }
+        }
+        switch try StoreAccess.open(args) {
+        case .notSaving(let reason):
+            return .unsaved(reason: reason)
+        case .opened(let access, let contents):
+            if let name, contents.find(name: name) != nil { throw .store(.nameInUse(name)) }
+            return .saved(SessionRecorder(access: access, server: server.description, queued: contents.pendingPurges,
+                                          requestedName: name, expiresIn: expiresIn))
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import ChatClient
+import Glibc
+import SessionStore
+
+/// `chatcli resume NAME`: continues a saved session with its own server,
+/// code, room and device id. A pending session waits for the peer again; an
+/// accepted one rejoins its room before it expires; a closed or expired one
+/// is an error that says so.
+enum ResumeCommand {
+    static func run(_ args: ParsedArguments) -> Int32 {
+        for url in args.all("ice-server") where ICEServerURL(url) == nil {
+            Output.write("chatcli: '\(url)' is not a STUN/TURN URL: use stun:HOST:PORT\n", to: 2)
+            return 2
+        }
+        do {
+            let (mode, server, recorder) = try prepare(args)
+            return ChatCommand.chat(mode: mode, server: server, printer: EventPrinter(jsonMode: args.has("json")),
+                                    args: args, saving: .saved(recorder))
+        } catch {
+            Output.write("chatcli: \(error.message)\n", to: 2)
+            return error.status
+        }
+    }
+
+    static func prepare(_ args: ParsedArguments) throws(CommandFailure)
+        -> (ChatManager.Mode, ServerURL, SessionRecorder)
+    {
+        let name = args.positionals[0]
+        guard let store = StoreAccess.defaultStore(), store.exists else { throw .store(.unknownSession(name)) }
+        guard case .opened(let access, let contents) = try StoreAccess.open(args) else {
+            throw .store(.passphraseUnavailable)
+        }
+        guard let record = contents.find(name: name) else { throw .store(.unknownSession(name)) }
+        if let expires = record.expires, expires <= Int(time(nil)), record.status != .closed {
+            // Expiry closes a session: record it, so `sessions` agrees.
+            try? access.update { c throws(SessionStoreError) in try c.updateStatus(name: name, to: .closed) }
+            throw CommandFailure(
+                message: "session \"\(name)\" expired at \(Timestamp.local(expires)); start a new chat with 'chatcli create'",
+                status: 1)
+        }
+        guard let server = ServerURL(record.serverURL), let deviceID = record.deviceIDs.last else {
+            throw .store(.corrupted(reason: "session \"\(name)\" lacks its server or device id"))
+        }
+        let mode: ChatManager.Mode
+        switch (record.status, record.role, record.roomID) {
+        case (.closed, _, _):
+            throw CommandFailure(
+                message: "session \"\(name)\" is closed (someone left, or it expired); start a new chat with 'chatcli create'",
+                status: 1)
+        case (.accepted, _, let roomID?):
+            mode = .resumeRoom(roomID: roomID, deviceID: deviceID)
+        case (.pending, .creator, _):
+            mode = .resumeWaiting(code: record.code, deviceID: deviceID, expires: record.expires.map(Timestamp.iso8601))
+        default:
+            throw .store(.corrupted(reason: "session \"\(name)\" is \(record.status.rawValue) without a room id"))
+        }
+        let recorder = SessionRecorder(access: access, server: record.serverURL, queued: contents.pendingPurges,
+                                       existingName: name)
+        return (mode, server, recorder)
+    }
+}

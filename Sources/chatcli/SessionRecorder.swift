@@ -1,0 +1,97 @@
+import ChatClient
+import Glibc
+import Runtime
+import SessionStore
+
+/// Saves one chat's session record at its transitions (created → pending,
+/// accepted, closed) and nowhere else: each write runs Argon2id on purpose.
+/// Messages are never saved. A failed save is reported and the chat goes on.
+final class SessionRecorder {
+    let access: StoreAccess
+    let server: String
+    /// The name the user asked for (`--name`), else the code is used.
+    let requestedName: String?
+    /// `--expires`, for a server that sends no `exp`.
+    let expiresIn: Int?
+    /// Purges that failed before, retried while this chat runs.
+    let queued: [String: [String]]
+    /// The record's name once it exists (set at once when resuming).
+    private(set) var name: String?
+
+    init(access: StoreAccess, server: String, queued: [String: [String]], requestedName: String? = nil,
+         expiresIn: Int? = nil, existingName: String? = nil) {
+        self.access = access
+        self.server = server
+        self.queued = queued
+        self.requestedName = requestedName
+        self.expiresIn = expiresIn
+        self.name = existingName
+    }
+
+    /// Hooks into the manager, and retries queued purges in the background.
+    func attach(to manager: ChatManager, caFile: String?, loop: EventLoop) {
+        manager.onSession = { [weak self, weak manager] update in
+            guard let self, let saved = self.record(update) else { return }
+            manager?.notice = "Saved as session \"\(saved)\"; if this chat is cut off, continue it with: chatcli resume \(saved)"
+        }
+        guard !queued.isEmpty else { return }
+        Purger.purge(queued, caFile: caFile, loop: loop) { [access, queued] outcomes in
+            do {
+                try access.update { contents throws(SessionStoreError) in
+                    PurgeReport.settleQueue(queued, outcomes, in: &contents)
+                }
+            } catch {
+                Output.write("chatcli: could not update the queued purges: \(error)\n", to: 2)
+            }
+        }
+    }
+
+    /// Applies one update; returns the new record's name when one was added.
+    func record(_ update: ChatManager.SessionUpdate) -> String? {
+        let now = Int(time(nil))
+        do {
+            switch update {
+            case .pending(let code, let deviceID, let expires):
+                let expiry = expires.flatMap(Timestamp.parseISO8601) ?? expiresIn.map { now + $0 }
+                return try add(code: code) { name in
+                    SessionRecord(name: name, serverURL: server, code: code, role: .creator, status: .pending,
+                                  created: now, expires: expiry, deviceIDs: [deviceID])
+                }
+            case .joined(let code, let roomID, let deviceID):
+                return try add(code: code) { name in
+                    SessionRecord(name: name, serverURL: server, code: code, roomID: roomID, role: .joiner,
+                                  status: .accepted, created: now, expires: nil, deviceIDs: [deviceID])
+                }
+            case .accepted(let roomID):
+                try setStatus(.accepted, roomID: roomID)
+            case .closed:
+                try setStatus(.closed, roomID: nil)
+            }
+        } catch {
+            Output.write("chatcli: could not save the session: \(error)\n", to: 2)
+        }
+        return nil
+    }
+
+    private func add(code: String, _ make: (String) -> SessionRecord) throws(SessionStoreError) -> String {
+        let name = try access.update { contents throws(SessionStoreError) in
+            // The name was checked before the room existed; another chatcli may have taken it since.
+            let name = contents.uniqueName(base: requestedName ?? code)
+            try contents.add(make(name))
+            return name
+        }
+        self.name = name
+        return name
+    }
+
+    private func setStatus(_ status: SessionRecord.Status, roomID: String?) throws(SessionStoreError) {
+        guard let name else { return }
+        do {
+            try access.update { contents throws(SessionStoreError) in
+                try contents.updateStatus(name: name, to: status, roomID: roomID)
+            }
+        } catch .unknownSession {
+            // Removed with `chatcli sessions rm` while the chat ran: nothing left to update.
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Glibc
+import SessionStore
+
+/// A failed command: one sentence for stderr and the exit status
+/// (2 for usage errors, 1 for everything else).
+struct CommandFailure: Error {
+    let message: String
+    let status: Int32
+
+    static func usage(_ error: UsageError) -> CommandFailure { CommandFailure(message: error.message, status: 2) }
+    static func store(_ error: SessionStoreError) -> CommandFailure { CommandFailure(message: error.description, status: 1) }
+}
+
+/// The session store with its passphrase, as the CLI opens it.
+///
+/// The passphrase comes from `--passphrase-fd N`, else `CHATCLI_PASSPHRASE`,
+/// else a no-echo prompt, but only when stdin and stderr are both terminals:
+/// a script is never left waiting for a passphrase (PROTOCOL.md §4). A new
+/// store's passphrase is asked twice on a terminal. It stays in locked,
+/// zeroed-on-release memory while the command runs, because the store is
+/// rewritten at each session transition.
+final class StoreAccess {
+    let store: SessionStore
+    let passphrase: SecureBytes
+
+    init(store: SessionStore, passphrase: SecureBytes) {
+        self.store = store
+        self.passphrase = passphrase
+    }
+
+    /// Why a session cannot be saved, or the opened store with its contents.
+    enum Opening {
+        case notSaving(reason: String)
+        case opened(StoreAccess, StoreContents)
+    }
+
+    /// The store in the default directory; nil without `$XDG_DATA_HOME` or `$HOME`.
+    static func defaultStore() -> SessionStore? {
+        var environment: [String: String] = [:]
+        for name in ["XDG_DATA_HOME", "HOME"] {
+            if let value = getenv(name) { environment[name] = String(cString: value) }
+        }
+        return SessionStore.defaultDirectory(environment: environment).map { SessionStore(directory: $0) }
+    }
+
+    /// Opens (or, on first use, prepares) the store, reading it once to check the passphrase.
+    static func open(_ args: ParsedArguments) throws(CommandFailure) -> Opening {
+        guard let store = defaultStore() else {
+            return .notSaving(reason: "neither XDG_DATA_HOME nor HOME is set")
+        }
+        guard let source = try source(args, option: "passphrase-fd", environment: PassphraseSource.environmentVariable)
+        else {
+            return .notSaving(reason: "no passphrase: set CHATCLI_PASSPHRASE, use --passphrase-fd N, or run on a terminal")
+        }
+        do {
+            let passphrase = store.exists
+                ? try source.read()
+                : try source.readNew(prompt: "New session store passphrase (protects saved sessions): ")
+            let contents = try store.read(passphrase: passphrase)
+            return .opened(StoreAccess(store: store, passphrase: passphrase), contents)
+        } catch {
+            throw .store(error)
+        }
+    }
+
+    /// Where a passphrase comes from: the fd option, the environment variable,
+    /// or the terminal when stdin and stderr are both terminals; else nil.
+    static func source(_ args: ParsedArguments, option: String, environment: String) throws(CommandFailure)
+        -> PassphraseSource?
+    {
+        if let text = args.value(option) {
+            guard let fd = Int32(text), fd >= 0 else {
+                throw .usage(UsageError(message: "--\(option) takes a file descriptor number, not '\(text)'"))
+            }
+            return .fileDescriptor(fd)
+        }
+        if getenv(environment) != nil { return .environment(name: environment) }
+        return isatty(0) == 1 && isatty(2) == 1 ? .terminal : nil
+    }
+
+    /// Runs one read-modify-write transaction.
+    func update<R>(_ body: (inout StoreContents) throws(SessionStoreError) -> R) throws(SessionStoreError) -> R {
+        try store.withLockedStore(passphrase: passphrase, body)
+    }
+}
