@@ -137,6 +137,10 @@ extension ChatManager {
             flushOutbox()
         case .message(let text):
             printer.emit(.message(text))
+        case .controlOpen:
+            printer.emit(.controlReady)
+        case .controlMessage(let text):
+            if let message = ControlMessage(text: text) { printer.emit(.control(message)) }   // unknown types are ignored
         case .disconnected(let reason):
             printer.emit(.progress("The direct path stopped working (\(reason)); waiting for it to come back."))
         case .closed:

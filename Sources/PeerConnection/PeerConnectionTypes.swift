@@ -9,6 +9,8 @@ public struct PeerConnectionConfig: Sendable {
     public var mtu = 1200
     /// The chat channel (PROTOCOL §3).
     public var channelLabel = "chat"
+    /// The optional extras channel (PROTOCOL §3), opened by the offerer after `chat`.
+    public var controlChannelLabel = "ctl"
     public init() {}
 }
 
@@ -31,6 +33,10 @@ public enum PeerConnectionEvent: Sendable, Equatable {
     /// The chat channel is open: messages can flow.
     case connected(ConnectionInfo)
     case message(String)
+    /// The `ctl` channel is open: `sendControl` works from now on.
+    case controlOpen
+    /// A text message on the `ctl` channel (JSON, still to be parsed).
+    case controlMessage(String)
     /// The path stopped answering (consent lost): an ICE restart may bring it back.
     case disconnected(String)
     /// The peer closed the channel or the association.
