@@ -119,7 +119,12 @@ final class TmuxPane {
         return Int32(shown.screen[range].dropFirst(13).dropLast())
     }
 
-    func kill() { _ = try? tmux(["kill-server"]) }
+    /// Ends this pane's tmux server (so the program gets SIGHUP) and removes its socket.
+    func kill() {
+        _ = try? tmux(["kill-server"])
+        let directory = ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp"
+        unlink("\(directory)/tmux-\(getuid())/\(socket)")
+    }
 
     deinit { kill() }
 }
