@@ -142,6 +142,21 @@ struct InteractiveTests {
         #expect(dave.waitFor("Your peer left the chat.").ok)
     }
 
+    @Test func sigtermLeavesAndRestoresTheTerminal() throws {
+        let server = try ServerProcess()
+        let (alice, bob) = try Self.pair(server)
+        defer { alice.kill(); bob.kill() }
+        alice.type("half a line")
+        #expect(alice.waitFor { _ in alice.promptLine.hasSuffix("> half a line") }.ok)
+        let pid = try #require(alice.programPID)
+        kill(pid, SIGTERM)
+        let report = alice.exitReport()
+        #expect(report?.status == 130, "\(alice.screen())")
+        #expect(report?.tty == "icanon echo", "readline's raw mode is undone: \(report?.tty ?? "no report")")
+        #expect(bob.waitFor("Your peer left the chat.").ok)
+        #expect(bob.exitReport()?.tty == "icanon echo")
+    }
+
     @Test func escapeSequencesFromThePeerAreNotRendered() throws {
         let server = try ServerProcess()
         let alice = try Self.person("alice", ["create", "--server", server.url], colors: true)

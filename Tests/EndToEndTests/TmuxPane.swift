@@ -22,7 +22,8 @@ final class TmuxPane {
         let env = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         // bash waits for the program and prints its status: tmux itself
         // sometimes leaves an exited pane process unreaped for a long time.
-        let wrapper = #""$@"; echo "[exit status $?]"; exec sleep 3600"#
+        // It also shows whether the terminal was restored (line editing and echo back on).
+        let wrapper = #""$@"; s=$?; echo "[exit status $s; tty $(stty -a | tr ' ;' '\n\n' | grep -x -E -- '-?(icanon|echo)' | tr '\n' ' ')]"; exec sleep 3600"#
         let status = try Self.spawnDetached(["tmux", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", session, "-x", "120", "-y", "40",
                                              "--", "/usr/bin/env"] + env + ["/bin/bash", "-c", wrapper, "bash"] + command)
         guard status == 0 else { throw TmuxError.cannotStart(status) }
@@ -114,9 +115,25 @@ final class TmuxPane {
 
     /// The program's exit status once it ended, or nil at the deadline.
     func waitForExit(timeout: TimeInterval = 15) -> Int32? {
-        let shown = waitFor(timeout: timeout) { $0.range(of: #"\[exit status \d+\]"#, options: .regularExpression) != nil }
-        guard shown.ok, let range = shown.screen.range(of: #"\[exit status \d+\]"#, options: .regularExpression) else { return nil }
-        return Int32(shown.screen[range].dropFirst(13).dropLast())
+        exitReport(timeout: timeout)?.status
+    }
+
+    /// Exit status and the terminal's line-discipline flags after the program ended.
+    func exitReport(timeout: TimeInterval = 15) -> (status: Int32, tty: String)? {
+        let pattern = #"\[exit status (\d+); tty ([^\]]*)\]"#
+        let shown = waitFor(timeout: timeout) { $0.range(of: pattern, options: .regularExpression) != nil }
+        guard shown.ok, let range = shown.screen.range(of: pattern, options: .regularExpression) else { return nil }
+        let text = shown.screen[range].dropFirst("[exit status ".count).dropLast()
+        let parts = text.split(separator: ";", maxSplits: 1)
+        guard let status = Int32(parts[0]) else { return nil }
+        return (status, parts.count > 1 ? parts[1].replacingOccurrences(of: "tty", with: "").trimmingCharacters(in: .whitespaces) : "")
+    }
+
+    /// The program itself (the child of the pane's bash), for signals.
+    var programPID: pid_t? {
+        guard let pane = Int32(((try? tmux(["display-message", "-p", "-t", session, "#{pane_pid}"])) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)),
+              let children = try? String(contentsOfFile: "/proc/\(pane)/task/\(pane)/children", encoding: .utf8) else { return nil }
+        return children.split(separator: " ").first.flatMap { Int32($0) }
     }
 
     /// Ends this pane's tmux server (so the program gets SIGHUP) and removes its socket.
