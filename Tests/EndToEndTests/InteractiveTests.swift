@@ -17,11 +17,17 @@ struct InteractiveTests {
         return try TmuxPane(name: name, command: [Harness.chatcliPath] + arguments, environment: environment)
     }
 
-    /// Alice creates, Bob joins with the code on Alice's screen; both connected.
-    static func pair(_ server: ServerProcess) throws -> (alice: TmuxPane, bob: TmuxPane) {
-        let alice = try person("alice", ["create", "--server", server.url])
+    /// Alice creates a chat; the code is read off her screen.
+    static func create(_ server: ServerProcess, colors: Bool = false) throws -> (alice: TmuxPane, code: String) {
+        let alice = try person("alice", ["create", "--server", server.url], colors: colors)
         let shown = alice.waitFor { $0.range(of: #"join \d{6}"#, options: .regularExpression) != nil }
         let code = try #require(shown.screen.range(of: #"\d{6}"#, options: .regularExpression).map { String(shown.screen[$0]) }, "\(shown.screen)")
+        return (alice, code)
+    }
+
+    /// Alice creates, Bob joins with the code on Alice's screen; both connected.
+    static func pair(_ server: ServerProcess) throws -> (alice: TmuxPane, bob: TmuxPane) {
+        let (alice, code) = try create(server)
         let bob = try person("bob", ["join", code, "--server", server.url])
         for pane in [alice, bob] {
             let up = pane.waitFor("[connected · direct] >", timeout: 20)
@@ -38,16 +44,14 @@ struct InteractiveTests {
         bob.type("half typed")
         #expect(bob.waitFor { _ in bob.promptLine.hasSuffix("> half typed") }.ok)
         bob.press("Left", "Left")   // the cursor is kept too, not only the text
-        alice.type("hello bob")
-        alice.press("Enter")
+        alice.enter("hello bob")
         #expect(alice.waitFor("you: hello bob").ok)
         let arrived = bob.waitFor("peer: hello bob")
         #expect(arrived.ok, "\(arrived.screen)")
         #expect(bob.promptLine.hasSuffix("> half typed"), "\(bob.screen())")
         #expect(!arrived.screen.contains("half typedpeer"), "the typed text must not be mixed into the message line")
 
-        bob.type("XY")
-        bob.press("Enter")
+        bob.enter("XY")
         let got = alice.waitFor("peer: half typXYed")
         #expect(got.ok, "\(got.screen)")
         #expect(bob.waitFor("you: half typXYed").ok)
@@ -59,12 +63,10 @@ struct InteractiveTests {
         let server = try ServerProcess()
         let (alice, bob) = try Self.pair(server)
         defer { alice.kill(); bob.kill() }
-        alice.type("hello bob")
-        alice.press("Enter")
+        alice.enter("hello bob")
         #expect(bob.waitFor("peer: hello bob").ok)
 
-        alice.type("/status")
-        alice.press("Enter")
+        alice.enter("/status")
         let status = alice.waitFor("Room expires:")
         #expect(status.ok, "\(status.screen)")
         #expect(status.screen.contains("State: connected · direct"))
@@ -76,8 +78,7 @@ struct InteractiveTests {
 
         var words: [String] = []
         for pane in [alice, bob] {
-            pane.type("/verify")
-            pane.press("Enter")
+            pane.enter("/verify")
             let shown = pane.waitFor("type /verify ok")
             #expect(shown.ok, "\(shown.screen)")
             let line = shown.screen.split(separator: "\n").last { $0.contains("-- Safety words: ") }
@@ -87,20 +88,16 @@ struct InteractiveTests {
         #expect(words[0] == words[1])
         #expect(!bob.screen().contains("verified"))
 
-        alice.type("/verify ok")
-        alice.press("Enter")
+        alice.enter("/verify ok")
         #expect(alice.waitFor("[connected · direct · verified] >").ok)
         let told = bob.waitFor("Your peer verified the safety words")
         #expect(told.ok, "\(told.screen)")
 
-        alice.type("/name Alice Liddell")
-        alice.press("Enter")
+        alice.enter("/name Alice Liddell")
         #expect(bob.waitFor("Your peer is called Alice Liddell.").ok)
-        alice.type("/bogus")
-        alice.press("Enter")
+        alice.enter("/bogus")
         #expect(alice.waitFor("/bogus is not a command").ok)
-        alice.type("//etc/hosts is a path")
-        alice.press("Enter")
+        alice.enter("//etc/hosts is a path")
         let named = bob.waitFor("Alice Liddell: /etc/hosts is a path")
         #expect(named.ok, "\(named.screen)")
         #expect(!named.screen.contains("bogus"), "an unknown command is never sent")
@@ -111,8 +108,7 @@ struct InteractiveTests {
         let server = try ServerProcess()
         let (alice, bob) = try Self.pair(server)
         defer { alice.kill(); bob.kill() }
-        alice.type(command)
-        alice.press("Enter")
+        alice.enter(command)
         #expect(alice.waitForExit() == 0, "\(alice.screen())")
         #expect(alice.screen().contains("You left the chat."))
         let left = bob.waitFor("Your peer left the chat.")
@@ -159,10 +155,8 @@ struct InteractiveTests {
 
     @Test func escapeSequencesFromThePeerAreNotRendered() throws {
         let server = try ServerProcess()
-        let alice = try Self.person("alice", ["create", "--server", server.url], colors: true)
+        let (alice, code) = try Self.create(server, colors: true)
         defer { alice.kill() }
-        let shown = alice.waitFor { $0.range(of: #"join \d{6}"#, options: .regularExpression) != nil }
-        let code = try #require(shown.screen.range(of: #"\d{6}"#, options: .regularExpression).map { String(shown.screen[$0]) })
         let script = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "scripted")
         #expect(script.waitForEvent("connected", timeout: 20) != nil, "\(script.transcript)")
         script.write("before\n\u{1B}[2J\u{1B}[H\u{1B}[31mRED\u{1B}[0m\n\u{1B}]0;pwned\u{07}\u{1B}]2;pwned\u{1B}\\after\n")

@@ -81,6 +81,11 @@ final class TmuxPane {
 
     /// Types `text` literally (no key names).
     func type(_ text: String) { _ = try? tmux(["send-keys", "-t", session, "-l", "--", text]) }
+    /// Types a line and presses Enter.
+    func enter(_ line: String) {
+        type(line)
+        press("Enter")
+    }
     /// Presses keys by tmux name: `Enter`, `C-c`, `C-d`, `Left`.
     func press(_ keys: String...) { _ = try? tmux(["send-keys", "-t", session] + keys) }
 
