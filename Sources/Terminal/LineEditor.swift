@@ -4,8 +4,9 @@ import Glibc
 
 /// GNU readline in callback mode, for a terminal chat driven by an event
 /// loop: the loop calls `readAvailable()` when stdin is readable; complete
-/// lines come back through `onLine`, end of input (Ctrl-D on an empty line)
-/// through `onEnd`. `print` puts text above the prompt and redraws the
+/// lines come back through `onLine` (and leave the input line, which is
+/// empty again under the same prompt), end of input (Ctrl-D on an empty
+/// line) through `onEnd`. `print` puts text above the prompt and redraws the
 /// half-typed line unchanged. History lives in memory only, never on disk.
 public final class LineEditor {
     public var onLine: ((String) -> Void)?
@@ -38,7 +39,7 @@ public final class LineEditor {
 
     public func install() {
         cshims_rl_set_catch_signals(0)   // signals arrive through the event loop (signalfd)
-        cshims_rl_set_erase_empty_line(1)
+        cshims_rl_set_erase_empty_line(1)   // accepting an empty line prints no newline (see `acceptLine`)
         LineEditor.active = self
         rl_callback_handler_install(prompt) { line in
             guard let editor = LineEditor.active else { return }
