@@ -22,6 +22,10 @@ public enum ChatEvent: Equatable, Sendable {
     case notSent(code: String, message: String)
     /// Progress for a person (never printed in `--json` mode).
     case progress(String)
+    /// The peer opened the `ctl` extras channel (interactive mode only).
+    case controlReady
+    /// A `ctl` message from the peer (interactive mode only).
+    case control(ControlMessage)
 
     public var json: JSON? {
         switch self {
@@ -39,7 +43,7 @@ public enum ChatEvent: Equatable, Sendable {
                             "remote": .string(info.remote), "sas": .string(info.sas), "rtt_ms": info.rttMilliseconds.map { JSON($0) } ?? .null])
         case .message(let text): return ["event": "message", "text": .string(text)]
         case .notSent(let code, let message): return ["event": "error", "error": .string(code), "message": .string(message)]
-        case .progress: return nil
+        case .progress, .controlReady, .control: return nil
         }
     }
 }

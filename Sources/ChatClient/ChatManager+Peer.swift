@@ -176,6 +176,10 @@ extension ChatManager {
             flushOutbox()
         case .message(let text):
             printer.emit(.message(text))
+        case .controlOpen:
+            printer.emit(.controlReady)
+        case .controlMessage(let text):
+            if let message = ControlMessage(text: text) { printer.emit(.control(message)) }   // unknown types are ignored
         case .disconnected(let reason):
             pathLost(reason)
         case .reconnected(let info):

@@ -147,10 +147,12 @@ extension PeerConnection {
     func drainSCTP() {
         guard let sctp else { return }
         while let event = sctp.pollEvent() {
+            if handleControl(event) { continue }
             switch event {
             case .connected:
                 if isOfferer, chatChannel == nil {
                     do { _ = try sctp.openChannel(label: config.channelLabel) } catch { fail("cannot open the chat channel: \(error)") }
+                    openControlChannel()
                 }
             case .channelOpen(let id, let label):
                 guard label == config.channelLabel, chatChannel == nil else { continue }
@@ -160,7 +162,8 @@ extension PeerConnection {
                     events.append(.connected(connection))
                 }
             case .message(let id, let message):
-                guard id == chatChannel, case .text(let text) = message else { continue }   // `ctl` and binary are ignorable
+                guard id == chatChannel, case .text(let text) = message else { continue }   // binary is ignorable
+                counters.countReceived(text)
                 events.append(.message(text))
             case .channelClosed(let id):
                 if id == chatChannel { finishClosed() }

@@ -26,6 +26,9 @@ public final class PeerConnection {
     var earlyDTLS: [[UInt8]] = []
     var sctp: DataChannelEndpoint?
     var chatChannel: UInt16?
+    var controlChannel: UInt16?
+    /// Chat messages and their bytes each way (the `ctl` channel not counted).
+    public internal(set) var counters = ChatCounters()
     var pendingCandidates: [String?] = []
     var transmits: [ICETransmit] = []
     var events: [PeerConnectionEvent] = []
@@ -77,6 +80,7 @@ public final class PeerConnection {
         guard let sctp, let chatChannel, !finished else { throw PeerConnectionError("the chat channel is not open") }
         do {
             try sctp.send(text: text, on: chatChannel)
+            counters.countSent(text)
         } catch {
             throw PeerConnectionError("cannot send: \(error.description)")
         }

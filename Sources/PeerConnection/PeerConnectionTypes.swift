@@ -11,6 +11,8 @@ public struct PeerConnectionConfig: Sendable {
     public var mtu = 1200
     /// The chat channel (PROTOCOL §3).
     public var channelLabel = "chat"
+    /// The optional extras channel (PROTOCOL §3), opened by the offerer after `chat`.
+    public var controlChannelLabel = "ctl"
     public init() {}
 }
 
@@ -33,6 +35,10 @@ public enum PeerConnectionEvent: Sendable, Equatable {
     /// The chat channel is open: messages can flow.
     case connected(ConnectionInfo)
     case message(String)
+    /// The `ctl` channel is open: `sendControl` works from now on.
+    case controlOpen
+    /// A text message on the `ctl` channel (JSON, still to be parsed).
+    case controlMessage(String)
     /// The path stopped answering (consent checks unanswered, or a restart
     /// found no pair): an ICE restart may bring it back. Only after DTLS is
     /// up; before that a failure is `failed`.

@@ -90,7 +90,7 @@ final class BenchPeer {
                 case .message(let text): onMessage?(text)
                 case .failed(let reason), .disconnected(let reason): failure = failure ?? reason
                 case .closed: failure = failure ?? "closed"
-                case .iceConnected, .reconnected: break
+                case .iceConnected, .reconnected, .controlOpen, .controlMessage: break
                 }
             }
             afterPump?()

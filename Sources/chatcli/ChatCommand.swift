@@ -71,6 +71,9 @@ enum ChatCommand {
             status = code
             loop.stop()
         }
+        if InteractiveChat.wanted(json: args.has("json")) {
+            return runInteractive(loop: loop, manager: manager, printer: printer) ?? status
+        }
         do {
             try loop.onSignal([SIGINT, SIGTERM]) { _ in manager.interrupt() }
             let input = StandardInput(loop: loop)
@@ -88,6 +91,27 @@ enum ChatCommand {
             return 1
         }
         return status
+    }
+
+    /// Runs the session with the interactive chat; nil once it ended (the
+    /// status is then the session's), or 1 if it could not start.
+    private static func runInteractive(loop: EventLoop, manager: ChatManager, printer: EventPrinter) -> Int32? {
+        let environment = ["NO_COLOR", "TERM"].reduce(into: [String: String]()) { $0[$1] = Self.environment($1) }
+        let chat = InteractiveChat(loop: loop, manager: manager, printer: printer, environment: environment)
+        defer { chat.stop() }   // the terminal is restored however the session ends
+        do {
+            try loop.onSignal([SIGINT]) { _ in chat.interrupt() }
+            try loop.onSignal([SIGTERM, SIGHUP]) { _ in manager.interrupt() }
+            try loop.onSignal([SIGWINCH]) { _ in chat.editor.resize() }
+            try chat.start()
+        } catch {
+            chat.stop()
+            Output.write("chatcli: cannot start: \(error)\n", to: 2)
+            return 1
+        }
+        manager.start()
+        loop.run()
+        return nil
     }
 
     static func environment(_ name: String) -> String? {

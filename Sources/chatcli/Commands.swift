@@ -45,8 +45,15 @@ enum Commands {
         summary: "Start a chat: prints a 6-digit code for your peer to join with, then waits for them.",
         options: [.value("expires", "SECONDS", "How long the code and room live, 60…86400 (default 3600).")] + clientOptions,
         positionals: 0...0,
-        details: relayDetails
+        details: interactiveDetails + "\n\n" + relayDetails
     )
+
+    /// `create --help` and `join --help`.
+    static let interactiveDetails = """
+        On a terminal the chat is interactive: type messages at the prompt, which shows the connection state;
+        /help lists the commands (/status, /verify, /verify ok, /name NAME, /clear, /leave, /quit; Ctrl-D quits,
+        Ctrl-C twice leaves). When stdin is not a terminal, or with --json, each stdin line is one message.
+        """
 
     static let join = CommandSpec(
         name: "join",
@@ -54,7 +61,7 @@ enum Commands {
         summary: "Join the chat your peer created, with the 6-digit code they gave you.",
         options: clientOptions,
         positionals: 1...1,
-        details: relayDetails
+        details: interactiveDetails + "\n\n" + relayDetails
     )
 
     static let doctor = CommandSpec(

@@ -33,19 +33,17 @@ import Testing
 
     @Test(.enabled(if: getuid() == 0, "natlab needs root"))
     func aCutUDPPathIsRestartedAndNothingIsLost() throws {
-        let lab = try NATLabTests.Lab(left: "cone", right: "cone")
-        let url = "http://\(NATLabTests.serverIP):8080"
-        let alice = try lab.exec("left", [Harness.chatcliPath, "create", "--server", url, "--json"], name: "alice")
+        let lab = try NATLab(left: "cone", right: "cone")
+        let alice = try lab.chatcli("left", ["create"], name: "alice")
         let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
-        let bob = try lab.exec("right", [Harness.chatcliPath, "join", code, "--server", url, "--json"], name: "bob")
+        let bob = try lab.chatcli("right", ["join", code], name: "bob")
         try #require(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
         try #require(bob.waitForEvent("connected", timeout: 10) != nil, "\(bob.transcript)")
         alice.write("before the cut\n")
         #expect(waitForTexts(bob, count: 1) == ["before the cut"])
 
-        // Drop every UDP datagram on the left host (signaling is TCP and stays up).
-        let rules = [["-I", "INPUT", "-p", "udp", "-j", "DROP"], ["-I", "OUTPUT", "-p", "udp", "-j", "DROP"]]
-        for rule in rules { try lab.run("left", ["iptables"] + rule) }
+        // Every UDP datagram of the left side is dropped (signaling is TCP and stays up).
+        try lab.run(["block", "--prefix", lab.prefix, "left"])
         let fromAlice = (0..<30).map { "alice during the cut \($0)" }
         let fromBob = (0..<30).map { "bob during the cut \($0)" }
         for (a, b) in zip(fromAlice, fromBob) {
@@ -53,7 +51,7 @@ import Testing
             bob.write(b + "\n")
         }
         Thread.sleep(forTimeInterval: 12)   // past the 8 s disconnected threshold: a restart is under way
-        for rule in rules { try lab.run("left", ["iptables", "-D"] + rule.dropFirst()) }
+        try lab.run(["unblock", "--prefix", lab.prefix, "left"])
 
         #expect(waitForEvents(alice, "connected", count: 2, timeout: 40), "\(alice.transcript.suffix(3000))")
         #expect(waitForEvents(bob, "connected", count: 2, timeout: 10), "\(bob.transcript.suffix(3000))")
@@ -86,13 +84,5 @@ import Testing
             if line.hasPrefix("{\"event\":\"\(event)\"") { seen += 1 }
             return seen >= count
         } != nil
-    }
-}
-
-extension NATLabTests.Lab {
-    /// Runs a command in one of the lab's namespaces and waits for it.
-    func run(_ host: String, _ command: [String]) throws {
-        let p = try exec(host, command, name: command.joined(separator: " "))
-        guard p.waitForExit(timeout: 20) == 0 else { throw NATLabTests.LabError.up(p.transcript) }
     }
 }

@@ -114,7 +114,10 @@ async def main():
 
     @pc.on("datachannel")
     def on_datachannel(ch):
-        attach(ch)
+        # Only "chat" carries messages; extras such as chatcli's "ctl" are
+        # ignored, as PROTOCOL §3 allows a peer to do.
+        if ch.label == "chat":
+            attach(ch)
 
     async def add_candidate(c):
         text = c.get("candidate") if isinstance(c, dict) else c

@@ -1,0 +1,38 @@
+/// The sentences a person reads for each event, shared by the plain
+/// (stdout/stderr) printer and the interactive chat.
+extension ChatEvent {
+    /// Nil when there is nothing to say (`closed`: the sentence before it says why).
+    public var sentence: String? {
+        switch self {
+        case .code(let code, _):
+            let spaced = "\(code.prefix(3)) \(code.dropFirst(3))"
+            return "Your code: \(spaced)\nOn the other machine, run:  chatcli join \(code)"
+        case .waiting: return "Waiting for your peer to join…"
+        case .peerJoined: return "Your peer is here."
+        case .peerLeft: return "Your peer left the chat."
+        case .error(let e): return "chatcli: \(e.message)"
+        case .closed, .controlReady, .control: return nil
+        case .progress(let text): return text
+        case .ice(let path, _, _, _): return "Found a \(path == "relay" ? "relayed" : "direct") path to your peer; securing it…"
+        case .connected(let info):
+            let how = info.path == "relay" ? "through a relay" : "directly"
+            let rtt = info.rttMilliseconds.map { ", round trip \($0) ms" } ?? ""
+            return "Connected \(how) (\(info.local) ↔ \(info.remote)\(rtt)), end-to-end encrypted.\n"
+                + "Safety words: \(info.sas) — read them to your peer; if theirs differ, someone is in the middle."
+        case .reconnected(let info, let outage):
+            let how = info.path == "relay" ? "through a relay" : "directly"
+            let down = outage.map { " after \($0.milliseconds / 1000) s" } ?? ""
+            return "Reconnected \(how)\(down) (\(info.local) ↔ \(info.remote)); nothing was lost."
+        case .message(let text): return "peer: \(TerminalText.sanitize(text))"
+        case .notSent(_, let message): return "chatcli: \(message)"
+        }
+    }
+
+    /// Results go to stdout, progress and errors to stderr.
+    var isResult: Bool {
+        switch self {
+        case .code, .peerJoined, .peerLeft, .connected, .reconnected, .message: return true
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,68 @@
+/// A line typed in the interactive chat: a message, or a slash command.
+/// A line starting with `//` is a message with one slash removed, so any
+/// text can be sent; an unknown `/word` is never sent (typos stay private).
+public enum ChatInput: Equatable, Sendable {
+    case message(String)
+    case command(SlashCommand)
+    /// A command used wrongly: the sentence says how to use it.
+    case usage(String)
+    /// An unknown `/word`: shown with a hint, never sent.
+    case unknown(String)
+
+    /// Nil for a line with nothing to send (empty, or only spaces).
+    public init?(line: String) {
+        if line.allSatisfy({ $0 == " " || $0 == "\t" }) { return nil }
+        if line.hasPrefix("//") {
+            self = .message(String(line.dropFirst()))
+            return
+        }
+        guard line.hasPrefix("/") else {
+            self = .message(line)
+            return
+        }
+        let words = line.dropFirst().split(whereSeparator: { $0 == " " || $0 == "\t" })
+        let name = words.first.map { $0.lowercased() } ?? ""
+        let rest = words.dropFirst().joined(separator: " ")
+        self = Self.command(name, rest)
+    }
+
+    private static func command(_ name: String, _ rest: String) -> ChatInput {
+        switch name {
+        case "name":
+            return rest.isEmpty ? .usage("Type /name followed by the name your peer should see, e.g. /name Alice.") : .command(.name(rest))
+        case "verify":
+            switch rest.lowercased() {
+            case "": return .command(.verify)
+            case "ok": return .command(.verifyOK)
+            default: return .usage("Type /verify to see the safety words, or /verify ok once you compared them and they matched.")
+            }
+        default:
+            guard let command = SlashCommand.simple[name] else { return .unknown("/" + name) }
+            return rest.isEmpty ? .command(command) : .usage("/\(name) takes no arguments.")
+        }
+    }
+}
+
+public enum SlashCommand: Equatable, Sendable {
+    case help, quit, leave, status, verify, verifyOK, clear
+    case name(String)
+
+    static let simple: [String: SlashCommand] = [
+        "help": .help, "quit": .quit, "leave": .leave, "status": .status, "clear": .clear,
+    ]
+
+    /// `/help`.
+    public static let helpText = """
+        Commands:
+          /help          this list
+          /status        the path to your peer, round trip, messages and bytes each way, session age
+          /verify        show the safety words and how to compare them with your peer
+          /verify ok     after comparing aloud: mark your peer verified and tell them
+          /name NAME     the name your peer sees for you
+          /clear         clear the screen
+          /leave         close the connection and leave the room now
+          /quit          leave once what you typed has reached your peer (also Ctrl-D)
+          //text         send a message that starts with a slash (one slash is removed)
+        Ctrl-C clears the line you are typing; a second Ctrl-C within 2 seconds leaves.
+        """
+}

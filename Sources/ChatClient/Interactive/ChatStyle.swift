@@ -1,0 +1,94 @@
+import Glibc
+
+/// How the interactive chat draws its lines and prompt: `HH:MM` timestamps,
+/// the sender, continuation lines indented; SGR colours only when enabled.
+/// Prompt escapes are wrapped in readline's invisible markers (\001 … \002)
+/// so it measures the prompt right.
+public struct ChatStyle: Sendable {
+    public enum Kind: Sendable, Equatable {
+        case peer(name: String)
+        case own
+        case notice
+        case important
+        case error
+    }
+
+    public let colors: Bool
+
+    public init(colors: Bool) { self.colors = colors }
+
+    /// Colours only on a terminal, never with `NO_COLOR` set to anything but
+    /// the empty string (no-color.org), nor on a `dumb` terminal.
+    public static func colorsWanted(isTerminal: Bool, environment: [String: String]) -> Bool {
+        guard isTerminal else { return false }
+        if let noColor = environment["NO_COLOR"], !noColor.isEmpty { return false }
+        return environment["TERM"] != "dumb"
+    }
+
+    /// One printed entry: `14:03 alice: hi`, a notice as `14:03 -- text`.
+    /// Every further line of a multi-line text is indented under the first.
+    public func line(time: String, _ kind: Kind, _ text: String) -> String {
+        let head: String
+        switch kind {
+        case .peer(let name): head = paint(name + ":", "1;36")
+        case .own: head = paint("you:", "1;32")
+        case .notice, .important, .error: head = paint("--", "2")
+        }
+        let body: String
+        switch kind {
+        case .peer, .own, .notice: body = text
+        case .important: body = paint(text, "1")
+        case .error: body = paint(text, "31")
+        }
+        let indent = String(repeating: " ", count: time.count + 1)
+        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+        return ([paint(time, "2") + " " + head + " " + lines[0]] + lines.dropFirst().map { indent + $0 }).joined(separator: "\n")
+    }
+
+    /// `[connected · direct · verified] > ` and the like.
+    public func prompt(_ phase: ChatPhase, reconnecting: Bool, verified: Bool) -> String {
+        let color: String
+        switch phase {
+        case .connected: color = "32"
+        case .pathLost: color = "31"
+        case .connecting where reconnecting: color = "31"
+        case .leaving: color = "2"
+        default: color = "33"
+        }
+        return promptPaint("[" + Self.label(phase, reconnecting: reconnecting, verified: verified) + "]", color) + " > "
+    }
+
+    /// The state in words: waiting for peer, connecting, connected · direct, reconnecting…
+    public static func label(_ phase: ChatPhase, reconnecting: Bool, verified: Bool) -> String {
+        switch phase {
+        case .starting: return "connecting to server"
+        case .waitingForPeer: return "waiting for peer"
+        case .connecting: return reconnecting ? "reconnecting" : "connecting"
+        case .pathLost: return "reconnecting"
+        case .connected(let path): return "connected · " + (path == "relay" ? "relay" : "direct") + (verified ? " · verified" : "")
+        case .leaving: return "leaving"
+        }
+    }
+
+    private func paint(_ text: String, _ sgr: String) -> String {
+        colors ? "\u{1B}[\(sgr)m" + text + "\u{1B}[0m" : text
+    }
+
+    private func promptPaint(_ text: String, _ sgr: String) -> String {
+        colors ? "\u{01}\u{1B}[\(sgr)m\u{02}" + text + "\u{01}\u{1B}[0m\u{02}" : text
+    }
+}
+
+/// The local wall-clock time as `HH:MM`.
+public enum ClockTime {
+    public static func now() -> String {
+        var t = time(nil)
+        var parts = tm()
+        guard localtime_r(&t, &parts) != nil else { return "--:--" }
+        return format(hour: Int(parts.tm_hour), minute: Int(parts.tm_min))
+    }
+
+    public static func format(hour: Int, minute: Int) -> String {
+        (hour < 10 ? "0" : "") + "\(hour):" + (minute < 10 ? "0" : "") + "\(minute)"
+    }
+}

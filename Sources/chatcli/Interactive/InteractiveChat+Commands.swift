@@ -1,0 +1,99 @@
+import ChatClient
+import Runtime
+
+/// What a typed line does: send a message, or run a slash command.
+extension InteractiveChat {
+    func handle(line: String) {
+        guard let input = ChatInput(line: line) else { return }
+        switch input {
+        case .message(let text):
+            send(text)
+        case .command(let command):
+            run(command)
+        case .usage(let sentence):
+            show(.error, sentence)
+        case .unknown(let name):
+            show(.error, "\(TerminalText.sanitize(name)) is not a command (nothing was sent). Type /help for the list, or //text to send text starting with a slash.")
+        }
+    }
+
+    private func send(_ text: String) {
+        guard text.utf8.count <= ChatManager.maxMessageBytes else {
+            show(.error, "Not sent: a message can be at most \(ChatManager.maxMessageBytes) bytes.")
+            return
+        }
+        show(.own, TerminalText.sanitize(text))
+        manager.send(line: text)
+        if manager.queuedMessages > 0 {
+            show(.notice, "Not connected yet: it will be sent once the connection is up.")
+        }
+    }
+
+    private func run(_ command: SlashCommand) {
+        switch command {
+        case .help: show(.notice, SlashCommand.helpText)
+        case .quit: manager.quit()
+        case .leave: manager.leaveNow()
+        case .clear: editor.clearScreen()
+        case .status: show(.notice, statusReport().lines.joined(separator: "\n"))
+        case .verify: showSafetyWords()
+        case .verifyOK: markVerified()
+        case .name(let raw): rename(raw)
+        }
+        updatePrompt()
+    }
+
+    func statusReport() -> StatusReport {
+        let now = loop.now
+        var report = StatusReport(state: ChatStyle.label(manager.phase, reconnecting: everConnected, verified: verified),
+                                  sessionAge: now - started)
+        if let connection = manager.connection, let pair = connection.selectedPair {
+            report.path = (pair.path, pair.local.summary, pair.remote.summary)
+            report.rttMilliseconds = pair.rttMilliseconds
+        }
+        report.counters = manager.connection?.counters ?? report.counters
+        report.queued = manager.queuedMessages
+        report.connectedFor = connectedAt.map { now - $0 }
+        report.expires = expires
+        report.peerName = peerName
+        return report
+    }
+
+    private func showSafetyWords() {
+        guard let sas else {
+            show(.notice, "Not connected yet: the safety words appear once the connection is up.")
+            return
+        }
+        show(.important, "Safety words: \(sas)")
+        show(.notice, """
+            Read them aloud to your peer over a channel you trust (a call, or in person) and listen to theirs.
+            The same words on both screens mean nobody is in the middle: then type /verify ok.
+            Different words: someone may be intercepting; type /leave.
+            """ + (verified ? "\nYou have already verified them." : ""))
+    }
+
+    private func markVerified() {
+        guard let sas else {
+            show(.error, "Not connected yet: there are no safety words to verify.")
+            return
+        }
+        verified = true
+        let told = manager.sendControl(.verified(sas: sas))
+        show(.important, "Marked your peer as verified." + (told ? " They have been told." : " (Their app cannot be told.)"))
+    }
+
+    private func rename(_ raw: String) {
+        guard let name = DisplayName.clean(raw) else {
+            show(.error, "That name has nothing printable in it; try another.")
+            return
+        }
+        myName = name
+        if manager.sendControl(.name(name)) {
+            show(.notice, "Your peer now sees you as \(name).")
+        } else if everConnected {
+            show(.notice, "You are \(name) (your peer's app does not take names).")
+        } else {
+            show(.notice, "You are \(name); your peer will see it once connected.")
+        }
+    }
+}

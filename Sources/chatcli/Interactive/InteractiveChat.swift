@@ -1,0 +1,139 @@
+import ChatClient
+import Glibc
+import Runtime
+import Terminal
+
+/// The chat for a person at a terminal: readline in callback mode on the
+/// event loop, every session event printed above the prompt (timestamped,
+/// peer text sanitized) without disturbing the half-typed line, a prompt
+/// that shows the connection state, and slash commands.
+final class InteractiveChat {
+    let loop: EventLoop
+    let manager: ChatManager
+    let printer: EventPrinter
+    let editor: LineEditor
+    let style: ChatStyle
+    var watch: Watch?
+    let started: Instant
+    var connectedAt: Instant?
+    var everConnected = false
+    var expires: String?
+    /// The safety words of the current connection; `verified` applies to them.
+    var sas: String?
+    var verified = false
+    var myName: String?
+    var peerName: String?
+    var lastInterrupt: Instant?
+    static let interruptWindow: Duration = .seconds(2)
+
+    /// Both standard input and output are terminals, and no `--json`.
+    static func wanted(json: Bool) -> Bool {
+        !json && isatty(0) == 1 && isatty(1) == 1
+    }
+
+    init(loop: EventLoop, manager: ChatManager, printer: EventPrinter, environment: [String: String]) {
+        self.loop = loop
+        self.manager = manager
+        self.printer = printer
+        style = ChatStyle(colors: ChatStyle.colorsWanted(isTerminal: true, environment: environment))
+        started = loop.now
+        editor = LineEditor(prompt: "")
+    }
+
+    func start() throws(RuntimeError) {
+        LineEditor.useUTF8Locale()
+        editor.onLine = { [weak self] in self?.handle(line: $0) }
+        editor.onEnd = { [weak self] in self?.manager.quit() }
+        printer.sink = { [weak self] in self?.handle($0) }
+        editor.install()
+        updatePrompt()
+        watch = try loop.watchReadable(fd: 0) { [weak self] in self?.editor.readAvailable() }
+        show(.notice, "Type a message and press Enter; /help lists the commands.")
+    }
+
+    /// Restores the terminal; safe to call more than once.
+    func stop() {
+        watch?.cancel()
+        watch = nil
+        printer.sink = nil
+        editor.uninstall()
+    }
+
+    /// Ctrl-C: the first clears the line; a second within two seconds leaves.
+    func interrupt() {
+        let now = loop.now
+        if let last = lastInterrupt, now - last < Self.interruptWindow {
+            manager.interrupt()
+            return
+        }
+        lastInterrupt = now
+        editor.clearLine()
+        show(.notice, "Press Ctrl-C again within 2 seconds to leave (or type /quit).")
+    }
+
+    func show(_ kind: ChatStyle.Kind, _ text: String) {
+        editor.print(style.line(time: ClockTime.now(), kind, text))
+    }
+
+    func updatePrompt() {
+        let prompt = style.prompt(manager.phase, reconnecting: everConnected, verified: verified)
+        guard prompt != editor.prompt else { return }
+        editor.setPrompt(prompt)
+    }
+
+    // MARK: Session events
+
+    private func handle(_ event: ChatEvent) {
+        switch event {
+        case .message(let text):
+            show(.peer(name: peerName ?? "peer"), TerminalText.sanitize(text))
+        case .code(_, let expires):
+            self.expires = expires
+            show(.important, event.sentence ?? "")
+        case .connected(let info):
+            connected(sas: info.sas, sentence: event.sentence ?? "")
+        case .peerLeft, .reconnected:
+            show(.important, event.sentence ?? "")
+        case .error, .notSent:
+            show(.error, event.sentence ?? "")
+        case .controlReady:
+            if let myName { manager.sendControl(.name(myName)) }
+        case .control(let message):
+            control(message)
+        case .closed:
+            break
+        case .waiting, .peerJoined, .ice, .progress:
+            if let sentence = event.sentence { show(.notice, sentence) }
+        }
+        // The session changes its state right after it reports the event.
+        updatePrompt()
+        loop.execute { [weak self] in self?.updatePrompt() }
+    }
+
+    private func connected(sas newSAS: String, sentence: String) {
+        everConnected = true
+        if connectedAt == nil { connectedAt = loop.now }
+        if newSAS != sas {
+            sas = newSAS
+            verified = false
+        }
+        show(.important, sentence)
+        show(.notice, "Type /verify to see how to compare the safety words.")
+    }
+
+    private func control(_ message: ControlMessage) {
+        switch message {
+        case .name(let name):
+            guard name != peerName else { return }
+            show(.notice, peerName.map { "\($0) is now called \(name)." } ?? "Your peer is called \(name).")
+            peerName = name
+        case .verified(let theirs):
+            if let theirs, theirs != sas {
+                show(.error, "Your peer marked different safety words as verified (\(TerminalText.sanitize(theirs))) than yours (\(sas ?? "none yet")). "
+                     + "Someone may be in the middle: compare them again aloud, or /leave.")
+            } else {
+                show(.important, "Your peer verified the safety words: they read them aloud with you and they matched.")
+            }
+        }
+    }
+}
