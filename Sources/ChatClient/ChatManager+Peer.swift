@@ -79,6 +79,11 @@ extension ChatManager {
                 return
             }
             if !renegotiate { return }   // the channel survived a signaling reconnect
+            // Dropped without SHUTDOWN: if the peer's side of it is still
+            // alive, a closed channel would read as the peer leaving; our new
+            // offer (another certificate) replaces it there instead.
+            peer.shutDown()
+            self.peer = nil
         }
         closePeer()
         guard isInitiator else { return }   // the answerer waits for the offer
@@ -185,7 +190,7 @@ extension ChatManager {
         case .reconnected(let info):
             pathRestored(info)
         case .closed:
-            if !peerGone { printer.emit(.progress("Your peer closed the chat channel.")) }
+            peerLeft()
         case .failed(let reason):
             fail(.peerConnectionFailed(reason))
         }

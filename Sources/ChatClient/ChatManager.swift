@@ -262,10 +262,7 @@ public final class ChatManager {
             guard let roomID = currentRoomID else { return }
             loop.schedule(after: retries.next(using: &rng)) { [weak self] in self?.signaling.send(.joinRoom(roomId: roomID)) }
         case .peerLeft:
-            peerGone = true
-            printer.emit(.peerLeft)
-            // Exit 0 only if everything we queued reached the peer.
-            leave(status: outbox.isEmpty && (peer?.connection.isFullyAcknowledged ?? true) ? 0 : 1)
+            peerLeft()
         case .relayed(let type, _, _, let payload):
             relayed(type: type, payload: .object(payload))
         case .peerDisconnected:
@@ -281,6 +278,17 @@ public final class ChatManager {
         default:
             break
         }
+    }
+
+    /// The peer left: through signaling (`peer_left`), or by closing the
+    /// channel (SCTP SHUTDOWN / close_notify), which arrives even while
+    /// signaling is reconnecting. Reported once.
+    func peerLeft() {
+        guard !peerGone else { return }
+        peerGone = true
+        printer.emit(.peerLeft)
+        // Exit 0 only if everything we queued reached the peer.
+        leave(status: outbox.isEmpty && (peer?.connection.isFullyAcknowledged ?? true) ? 0 : 1)
     }
 
     var currentRoomID: String? {

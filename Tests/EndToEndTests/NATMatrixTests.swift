@@ -28,10 +28,18 @@ struct NATMatrixTests {
     func chatConnectsOverTheRightPath(left: String, right: String) throws {
         let lab = try NATLab(left: left, right: right, turn: true)
         let sizes = [1_200, 16_384, 65_536]
-        let (path, seconds) = try Self.chat(in: lab, from: ChatTests.messages("L", sizes: sizes), ChatTests.messages("R", sizes: sizes))
-        let relayed = path == "relay"
-        #expect(relayed == Self.needsRelay(left, right), "\(left) × \(right) connected over \(path)")
-        print("natlab matrix: \(left) × \(right): \(path) in \(String(format: "%.2f", seconds)) s")
+        let run = {
+            let (path, seconds) = try Self.chat(in: lab, from: ChatTests.messages("L", sizes: sizes), ChatTests.messages("R", sizes: sizes))
+            #expect((path == "relay") == Self.needsRelay(left, right), "\(left) × \(right) connected over \(path)")
+            print("natlab matrix: \(left) × \(right): \(path) in \(String(format: "%.2f", seconds)) s")
+        }
+        // Open bug (issue 7): between two NATed sides coturn answers a later
+        // CreatePermission with 438 then 400, so no relayed check gets through.
+        if Self.needsRelay(left, right) && left != "none" && right != "none" {
+            withKnownIssue("relay between two NATed peers fails: CreatePermission 438 → 400 from coturn", isIntermittent: true) { try run() }
+        } else {
+            try run()
+        }
     }
 
     /// 3 % loss and 50 ms one-way delay at every host: 200 lines of mixed
