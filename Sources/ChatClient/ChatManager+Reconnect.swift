@@ -21,9 +21,10 @@ extension ChatManager {
 
     func scheduleRestart() {
         guard restartTimer == nil else { return }
-        let delay = restartBackoff.attempt == 0 ? Duration.zero : restartBackoff.next(using: &rng)
-        if restartBackoff.attempt == 0 { _ = restartBackoff.next(using: &rng) }
-        restartTimer = loop.schedule(after: delay) { [weak self] in
+        // The first attempt goes at once; later ones back off.
+        let first = restartBackoff.attempt == 0
+        let delay = restartBackoff.next(using: &rng)
+        restartTimer = loop.schedule(after: first ? .zero : delay) { [weak self] in
             self?.restartTimer = nil
             self?.restartNow()
         }

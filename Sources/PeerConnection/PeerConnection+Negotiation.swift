@@ -14,7 +14,7 @@ extension PeerConnection {
     public func acceptOffer(_ text: String) throws(PeerConnectionError) -> String {
         let offer = try parse(text)
         if let remote {
-            guard isSameSession(text) else { throw .certificateChanged }
+            guard isSameSession(offer) else { throw .certificateChanged }
             if offer.iceUfrag != remote.iceUfrag || offer.icePwd != remote.icePwd { restartAgent() }
         }
         let answer: SessionDescription
@@ -61,7 +61,7 @@ extension PeerConnection {
     }
 
     private func apply(_ description: SessionDescription) throws(PeerConnectionError) {
-        guard let fp = description.preferredFingerprint, let fingerprint = Fingerprint(sdpValue: "\(fp.algorithm) \(fp.value)") else {
+        guard let fingerprint = Self.fingerprint(of: description) else {
             throw PeerConnectionError("the peer's session description has no usable certificate fingerprint")
         }
         let role: DTLSSetup.Role

@@ -30,10 +30,19 @@ extension PeerConnection {
     /// Is `offer` a restart of this connection (same certificate)? A
     /// different certificate means the peer started over: a new connection.
     public func isSameSession(_ sdp: String) -> Bool {
-        guard let description = try? SessionDescription.parse(sdp), let fp = description.preferredFingerprint,
-              let fingerprint = Fingerprint(sdpValue: "\(fp.algorithm) \(fp.value)")
-        else { return false }
+        guard let description = try? SessionDescription.parse(sdp) else { return false }
+        return isSameSession(description)
+    }
+
+    func isSameSession(_ description: SessionDescription) -> Bool {
+        guard let fingerprint = Self.fingerprint(of: description) else { return false }
         return fingerprint == remoteFingerprint
+    }
+
+    /// The certificate fingerprint the description pins, if usable.
+    static func fingerprint(of description: SessionDescription) -> Fingerprint? {
+        guard let fp = description.preferredFingerprint else { return nil }
+        return Fingerprint(sdpValue: "\(fp.algorithm) \(fp.value)")
     }
 
     /// ICE has a working pair again after an outage: SCTP retransmits what

@@ -14,17 +14,17 @@ import Testing
         try #require(alice.waitForEvent("connected", timeout: 20) != nil, "\(alice.transcript)\n\(bob.transcript)")
         try #require(bob.waitForEvent("connected") != nil, "\(bob.transcript)")
         alice.write("a before\n")
-        #expect(waitForTexts(bob, count: 1) == ["a before"])
+        #expect(bob.waitForMessages(count: 1, timeout: 20) == ["a before"])
 
         try server.restart(crash: true, downFor: 2)
         alice.write("a while the server restarts\n")
         bob.write("b while the server restarts\n")
-        #expect(waitForTexts(bob, count: 2) == ["a before", "a while the server restarts"], "\(bob.transcript.suffix(2000))")
-        #expect(waitForTexts(alice, count: 1) == ["b while the server restarts"], "\(alice.transcript.suffix(2000))")
+        #expect(bob.waitForMessages(count: 2, timeout: 20) == ["a before", "a while the server restarts"], "\(bob.transcript.suffix(2000))")
+        #expect(alice.waitForMessages(count: 1, timeout: 20) == ["b while the server restarts"], "\(alice.transcript.suffix(2000))")
         // Both went back to the room: leaving reaches the peer through the new server.
         Thread.sleep(forTimeInterval: 3)
         alice.write("a after\n")
-        #expect(waitForTexts(bob, count: 3).last == "a after")
+        #expect(bob.waitForMessages(count: 3, timeout: 20).last == "a after")
         alice.closeInput()
         #expect(alice.waitForExit(timeout: 20) == 0, "\(alice.transcript.suffix(2000))")
         #expect(bob.waitForEvent("peer_left", timeout: 20) != nil, "\(bob.transcript.suffix(2000))")
@@ -40,7 +40,7 @@ import Testing
         try #require(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
         try #require(bob.waitForEvent("connected", timeout: 10) != nil, "\(bob.transcript)")
         alice.write("before the cut\n")
-        #expect(waitForTexts(bob, count: 1) == ["before the cut"])
+        #expect(bob.waitForMessages(count: 1, timeout: 20) == ["before the cut"])
 
         // Every UDP datagram of the left side is dropped (signaling is TCP and stays up).
         try lab.run(["block", "--prefix", lab.prefix, "left"])
@@ -55,27 +55,13 @@ import Testing
 
         #expect(waitForEvents(alice, "connected", count: 2, timeout: 40), "\(alice.transcript.suffix(3000))")
         #expect(waitForEvents(bob, "connected", count: 2, timeout: 10), "\(bob.transcript.suffix(3000))")
-        #expect(waitForTexts(bob, count: 31, timeout: 30) == ["before the cut"] + fromAlice, "\(bob.transcript.suffix(3000))")
-        #expect(waitForTexts(alice, count: 30, timeout: 30) == fromBob, "\(alice.transcript.suffix(3000))")
+        #expect(bob.waitForMessages(count: 31, timeout: 30) == ["before the cut"] + fromAlice, "\(bob.transcript.suffix(3000))")
+        #expect(alice.waitForMessages(count: 30, timeout: 30) == fromBob, "\(alice.transcript.suffix(3000))")
         alice.closeInput()
         #expect(alice.waitForExit(timeout: 20) == 0, "\(alice.transcript.suffix(2000))")
         #expect(bob.waitForEvent("peer_left", timeout: 20) != nil)
         bob.closeInput()
         #expect(bob.waitForExit(timeout: 20) == 0)
-    }
-
-    /// Every `message` text so far, waiting until there are `count`.
-    func waitForTexts(_ p: ChildProcess, count: Int, timeout: TimeInterval = 20) -> [String] {
-        var texts: [String] = []
-        _ = p.waitForLine(timeout: timeout) { line in
-            if line.hasPrefix(#"{"event":"message""#),
-               let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-               let text = obj["text"] as? String {
-                texts.append(text)
-            }
-            return texts.count >= count
-        }
-        return texts
     }
 
     func waitForEvents(_ p: ChildProcess, _ event: String, count: Int, timeout: TimeInterval) -> Bool {
