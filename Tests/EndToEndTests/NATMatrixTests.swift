@@ -28,25 +28,16 @@ struct NATMatrixTests {
     func chatConnectsOverTheRightPath(left: String, right: String) throws {
         let lab = try NATLab(left: left, right: right, turn: true)
         let sizes = [1_200, 16_384, 65_536]
-        let run = {
-            let (path, seconds) = try Self.chat(in: lab, from: ChatTests.messages("L", sizes: sizes), ChatTests.messages("R", sizes: sizes))
-            #expect((path == "relay") == Self.needsRelay(left, right), "\(left) × \(right) connected over \(path)")
-            print("natlab matrix: \(left) × \(right): \(path) in \(String(format: "%.2f", seconds)) s")
-        }
-        // Open bug (issue 7): between two NATed sides coturn answers a later
-        // CreatePermission with 438 then 400, so no relayed check gets through.
-        if Self.needsRelay(left, right) && left != "none" && right != "none" {
-            withKnownIssue("relay between two NATed peers fails: CreatePermission 438 → 400 from coturn", isIntermittent: true) { try run() }
-        } else {
-            try run()
-        }
+        let (path, seconds) = try Self.chat(in: lab, from: ChatTests.messages("L", sizes: sizes), ChatTests.messages("R", sizes: sizes))
+        #expect((path == "relay") == Self.needsRelay(left, right), "\(left) × \(right) connected over \(path)")
+        print("natlab matrix: \(left) × \(right): \(path) in \(String(format: "%.2f", seconds)) s")
     }
 
     /// 3 % loss and 50 ms one-way delay at every host: 200 lines of mixed
     /// sizes each way still arrive exactly once and in order, direct and
-    /// relayed (the relay leg to the public host is lossy UDP; the blocked
-    /// side reaches coturn over TCP).
-    @Test(arguments: [("cone", "cone"), ("none", "blocked")])
+    /// relayed (the relay leg to the public host is lossy UDP; a blocked
+    /// side reaches coturn over TCP), also between two NATed sides.
+    @Test(arguments: [("cone", "cone"), ("none", "blocked"), ("symmetric", "cone")])
     func lossyDelayedChatDeliversEverythingInOrder(left: String, right: String) throws {
         let lab = try NATLab(left: left, right: right, options: ["--delay-ms", "50", "--loss-pct", "3"], turn: true)
         let pattern = [16, 40, 250, 1_199, 1_201, 3_000, 9_000, 64]   // each at least its "L196.9000:" prefix
