@@ -7,14 +7,15 @@ import STUN
 /// closing are reported per server.
 final class TURNStreams {
     private struct Stream {
+        /// Tells this connection's callbacks from those of one it replaced.
+        let id: Int
         var connection: TCPConnection?
         var pending: [UInt8] = []
-        /// Failed or closed: the allocation is gone, bytes are dropped.
-        var lost = false
     }
 
     let loop: EventLoop
     private var streams: [STUNAddress: Stream] = [:]
+    private var nextID = 0
     private var closed = false
     var onData: ((STUNAddress, [UInt8]) -> Void)?
     var onClose: ((STUNAddress) -> Void)?
@@ -25,24 +26,26 @@ final class TURNStreams {
 
     func write(_ bytes: [UInt8], to server: STUNAddress) {
         guard !closed else { return }
-        if let connection = streams[server]?.connection {
-            connection.write(bytes)
-            return
-        }
         if let stream = streams[server] {
-            if !stream.lost && stream.pending.count < 1 << 20 { streams[server]?.pending += bytes }
+            if let connection = stream.connection {
+                connection.write(bytes)
+            } else if stream.pending.count < 1 << 20 {
+                streams[server]?.pending += bytes
+            }
             return
         }
-        streams[server] = Stream(pending: bytes)
-        guard let address = SocketAddress(server) else { return lost(server) }
+        nextID += 1
+        let id = nextID
+        streams[server] = Stream(id: id, pending: bytes)
+        guard let address = SocketAddress(server) else { return lost(server, id: id) }
         TCPConnection.connect(loop: loop, to: address, timeout: .seconds(10)) { [weak self] result in
-            guard let self, !self.closed else {
+            guard let self, !self.closed, self.streams[server]?.id == id else {
                 if case .success(let connection) = result { connection.abort() }
                 return
             }
             switch result {
-            case .success(let connection): self.opened(connection, server: server)
-            case .failure: self.lost(server)
+            case .success(let connection): self.opened(connection, server: server, id: id)
+            case .failure: self.lost(server, id: id)
             }
         }
     }
@@ -60,19 +63,24 @@ final class TURNStreams {
         onClose = nil
     }
 
-    private func opened(_ connection: TCPConnection, server: STUNAddress) {
-        connection.onData = { [weak self] bytes in self?.onData?(server, bytes) }
-        connection.onClose = { [weak self] _ in self?.lost(server) }
+    private func opened(_ connection: TCPConnection, server: STUNAddress, id: Int) {
+        connection.onData = { [weak self] bytes in
+            guard let self, self.streams[server]?.id == id else { return }
+            self.onData?(server, bytes)
+        }
+        connection.onClose = { [weak self] _ in self?.lost(server, id: id) }
         let pending = streams[server]?.pending ?? []
-        streams[server] = Stream(connection: connection)
+        streams[server] = Stream(id: id, connection: connection)
         if !pending.isEmpty { connection.write(pending) }
     }
 
-    /// The connection could not be opened or it closed: later bytes for the
-    /// server are dropped (its allocation is gone with the connection).
-    private func lost(_ server: STUNAddress) {
-        guard streams[server]?.lost != true else { return }
-        streams[server] = Stream(connection: nil, pending: [], lost: true)
+    /// The connection could not be opened or it closed: its allocation is
+    /// gone with it (RFC 8656 §5). The next bytes for the server (only a
+    /// new allocation's: the old client says nothing after the loss) open
+    /// a new connection.
+    private func lost(_ server: STUNAddress, id: Int) {
+        guard streams[server]?.id == id else { return }
+        streams[server] = nil
         onClose?(server)
     }
 }

@@ -100,6 +100,6 @@ extension ICEAgent {
         gatherJobs = []
         gatheringCompleteSent = false
         for host in hosts { addLocalInterface(host.base) }
-        for index in relays.indices { addRelayCandidate(index) }
+        verifyRelays()
     }
 }

@@ -51,6 +51,8 @@ public final class ICEAgent {
 
     var gatherJobs: [GatherJob] = []
     var relays: [Relay] = []
+    /// `close(now:)` was called: lost allocations stay lost.
+    var relaysClosing = false
     var received: [ICEReceived] = []
     var gatheringCompleteSent = false
 

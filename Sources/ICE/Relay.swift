@@ -24,8 +24,11 @@ struct Relay {
     /// UDP: the host base the allocation is made from (its 5-tuple owns
     /// the allocation). TCP: `nil`, the runtime's stream carries it.
     let hostBase: STUNAddress?
-    let client: TURNClient
-    let startedAt: Duration
+    let username: String
+    let password: String
+    var client: TURNClient
+    /// When the current allocation was asked for (or verified, on restart).
+    var startedAt: Duration
     /// Distinct per relay: UDP relays rank above TCP ones.
     let localPreference: UInt16
     /// The relayed transport address: the base of the relay candidate.
@@ -36,6 +39,10 @@ struct Relay {
     var finished = false
     /// Why no relayed candidate came from this server, for the failure reason.
     var failure: String?
+    /// An allocation existed on this server once: losing it is worth a new one.
+    var everAllocated = false
+    /// When a lost allocation was last replaced (new ones at most every 5 s).
+    var reallocatedAt: Duration?
 
     /// How transmits to this server travel.
     var route: ICETransmit.Route { transport == .tcp ? .turnStream : .datagram }
@@ -55,7 +62,8 @@ extension ICEAgent {
             server: server, transport: transport, username: username, password: password, now: now, random: random)
         let index = min(relays.count, 0x3FFF)
         var relay = Relay(
-            server: server, transport: transport, hostBase: transport == .udp ? hostBase : nil, client: client,
+            server: server, transport: transport, hostBase: transport == .udp ? hostBase : nil,
+            username: username, password: password, client: client,
             startedAt: now, localPreference: UInt16((transport == .udp ? 2 : 1) * 0x4000 + (0x3FFF - index)))
         if transport == .udp && hostBase == nil {
             relay.finished = true
@@ -102,6 +110,7 @@ extension ICEAgent {
     /// drain `pollTransmit` afterwards so the requests go out.
     public func close(now: Duration) {
         advance(to: now)
+        relaysClosing = true
         for index in relays.indices {
             relays[index].client.deallocate(now: now)
             drainRelay(index)

@@ -11,11 +11,18 @@ extension ICEAgent {
             relays[index].mapped = mapped
             relays[index].finished = true
             relays[index].failure = nil
+            relays[index].everAllocated = true
+            addRelayCandidate(index)
+        case .refreshed:
+            // Also the answer to the check of a restart (`verifyRelays`).
+            relays[index].finished = true
+            relays[index].failure = nil
             addRelayCandidate(index)
         case .failed(let reason):
             relays[index].finished = true
             relays[index].failure = reason
             relayLost(index)
+            reallocate(index)
         case .deallocated:
             relayLost(index)
         case .data(let peer, let bytes):
@@ -25,7 +32,7 @@ extension ICEAgent {
             } else if received.count < 64 {
                 received.append(ICEReceived(bytes: bytes, source: peer, base: base))
             }
-        case .refreshed, .permissionCreated, .permissionFailed, .channelBound, .channelBindFailed:
+        case .permissionCreated, .permissionFailed, .channelBound, .channelBindFailed:
             break   // the client keeps permissions and channels alive itself
         }
     }

@@ -102,6 +102,17 @@ public final class TURNClient {
         return number
     }
 
+    /// Refreshes the allocation now rather than when due, to learn whether
+    /// it still exists (`.refreshed`, or `.failed` when the server no
+    /// longer has it: 437). Does nothing while a Refresh is in flight.
+    public func refresh(now: Duration) {
+        self.now = now
+        guard allocation.state == .allocated, allocation.refreshAt != nil else { return }
+        allocation.refreshAt = nil
+        start(.refresh(lifetime: max(1, requestedLifetime)))
+        collectTransmits()
+    }
+
     /// Deletes the allocation (Refresh with LIFETIME 0, §7.2); `.deallocated`
     /// follows. Requests still in flight are abandoned.
     public func deallocate(now: Duration) {
@@ -165,9 +176,8 @@ public final class TURNClient {
         drainSTUNEvents()
         if allocation.state == .allocated {
             if let at = allocation.refreshAt, at <= now {
-                allocation.refreshAt = nil
-                // Never 0 here: that would delete the allocation (§7.2).
-                start(.refresh(lifetime: max(1, requestedLifetime)))
+                // Never LIFETIME 0 there: that would delete the allocation (§7.2).
+                refresh(now: now)
             }
             for peer in permissions.due(now: now) {
                 permissions.markRequested(peer)

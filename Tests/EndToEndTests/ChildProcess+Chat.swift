@@ -16,6 +16,15 @@ extension ChildProcess {
         return texts
     }
 
+    /// Waits until the `count`th `event` event (counting all printed so far).
+    func waitForEvents(_ event: String, count: Int, timeout: TimeInterval) -> Bool {
+        var seen = 0
+        return waitForLine(timeout: timeout) { line in
+            if line.hasPrefix("{\"event\":\"\(event)\"") { seen += 1 }
+            return seen >= count
+        } != nil
+    }
+
     private static func messageText(_ line: String) -> String? {
         guard line.hasPrefix(#"{"event":"message""#),
               let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }

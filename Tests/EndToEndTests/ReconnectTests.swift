@@ -53,8 +53,8 @@ import Testing
         Thread.sleep(forTimeInterval: 12)   // past the 8 s disconnected threshold: a restart is under way
         try lab.run(["unblock", "--prefix", lab.prefix, "left"])
 
-        #expect(waitForEvents(alice, "connected", count: 2, timeout: 40), "\(alice.transcript.suffix(3000))")
-        #expect(waitForEvents(bob, "connected", count: 2, timeout: 10), "\(bob.transcript.suffix(3000))")
+        #expect(alice.waitForEvents("connected", count: 2, timeout: 40), "\(alice.transcript.suffix(3000))")
+        #expect(bob.waitForEvents("connected", count: 2, timeout: 10), "\(bob.transcript.suffix(3000))")
         #expect(bob.waitForMessages(count: 31, timeout: 30) == ["before the cut"] + fromAlice, "\(bob.transcript.suffix(3000))")
         #expect(alice.waitForMessages(count: 30, timeout: 30) == fromBob, "\(alice.transcript.suffix(3000))")
         alice.closeInput()
@@ -62,13 +62,5 @@ import Testing
         #expect(bob.waitForEvent("peer_left", timeout: 20) != nil)
         bob.closeInput()
         #expect(bob.waitForExit(timeout: 20) == 0)
-    }
-
-    func waitForEvents(_ p: ChildProcess, _ event: String, count: Int, timeout: TimeInterval) -> Bool {
-        var seen = 0
-        return p.waitForLine(timeout: timeout) { line in
-            if line.hasPrefix("{\"event\":\"\(event)\"") { seen += 1 }
-            return seen >= count
-        } != nil
     }
 }

@@ -31,6 +31,39 @@ struct RelayTests {
         ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
     }
 
+    /// coturn crashes and restarts mid-chat, losing every allocation: the
+    /// chat restarts ICE on fresh allocations (the TCP stream reconnects)
+    /// and every line typed meanwhile arrives once, in order.
+    @Test(arguments: ["udp", "tcp"])
+    func aRelayedChatSurvivesARestartOfTheTURNServer(transport: String) throws {
+        let coturn = try Coturn()
+        defer { coturn.stop() }
+        let server = try Self.server(coturn, transports: [transport])
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--relay-only", "--json"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--relay-only", "--json"], name: "bob")
+        let both = { "\(alice.transcript.suffix(3000))\n\(bob.transcript.suffix(3000))\n\(coturn.logTail)" }
+        try #require(alice.waitForEvent("connected", timeout: 20)?["path"] as? String == "relay", "\(both())")
+        alice.write("before\n")
+        #expect(bob.waitForMessages(count: 1, timeout: 20) == ["before"], "\(both())")
+
+        try coturn.restart()
+        let fromAlice = (0..<20).map { "alice after the TURN restart \($0)" }
+        let fromBob = (0..<20).map { "bob after the TURN restart \($0)" }
+        alice.write(ChatTests.lines(fromAlice))
+        bob.write(ChatTests.lines(fromBob))
+        #expect(alice.waitForEvents("connected", count: 2, timeout: 40), "\(both())")
+        #expect(bob.waitForMessages(count: 21, timeout: 30) == ["before"] + fromAlice, "\(both())")
+        #expect(alice.waitForMessages(count: 20, timeout: 30) == fromBob, "\(both())")
+        let reconnected = alice.stdout.filter { $0.hasPrefix(#"{"event":"connected""#) }.last ?? ""
+        #expect(reconnected.contains(#""path":"relay""#), "\(reconnected)")
+        alice.closeInput()
+        #expect(alice.waitForExit(timeout: 20) == 0, "\(both())")
+        #expect(bob.waitForEvent("peer_left", timeout: 20) != nil, "\(both())")
+        bob.closeInput()
+        #expect(bob.waitForExit(timeout: 20) == 0)
+    }
+
     @Test func peersGoDirectWhenTheyCanEvenWithARelayOffered() throws {
         let coturn = try Coturn()
         defer { coturn.stop() }

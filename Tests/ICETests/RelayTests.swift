@@ -74,4 +74,32 @@ struct RelayTests {
         #expect(harness.turn.allocations.isEmpty)
         #expect(harness.turn.deallocated == 4)
     }
+
+    /// The TURN server restarted under a relayed session (every allocation
+    /// gone, unannounced): an ICE restart checks each allocation with a
+    /// Refresh, replaces the lost ones, and the peers reconnect through
+    /// new relayed addresses. Without a restart of the server, the same
+    /// relayed addresses are offered again.
+    @Test(arguments: [false, true])
+    func anICERestartOffersOnlyLiveAllocations(serverRestarted: Bool) {
+        let harness = Harness.pair(.symmetric, .symmetric, seed: 405, turn: [.udp])
+        harness.runUntilSettled()
+        let before = Set(harness.turn.allocations.keys)
+        #expect(before.count == 2)
+        if serverRestarted { harness.turn.forgetAllocations() }
+        var generator = SeededGenerator(seed: 406)
+        for peer in harness.peers { peer.agent.restart(newCredentials: .random(using: &generator)) }
+        harness.exchangeCredentials()
+        harness.run(for: .seconds(20)) { harness.peers.allSatisfy { $0.agent.selectedPair?.path == "relay" && $0.agent.state.isConnected } }
+        for peer in harness.peers {
+            #expect(peer.agent.state.isConnected, "\(peer.name) is \(peer.agent.state) \(peer.failureReason ?? "")")
+            #expect(peer.agent.selectedPair?.path == "relay")
+        }
+        let after = Set(harness.turn.allocations.keys)
+        #expect(after.count == 2)
+        #expect(after.isDisjoint(with: before) == serverRestarted, "before \(before), after \(after)")
+        #expect(harness.a.agent.send([23, 3]))
+        harness.run(for: .seconds(2)) { harness.b.receivedData.contains([23, 3]) }
+        #expect(harness.b.receivedData.contains([23, 3]))
+    }
 }

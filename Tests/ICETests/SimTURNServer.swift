@@ -41,6 +41,11 @@ final class SimTURNServer {
         self.address = address
     }
 
+    /// A restart of the server: every allocation is gone, unannounced.
+    func forgetAllocations() {
+        allocations = [:]
+    }
+
     /// One datagram or stream frame from a client.
     func receive(_ bytes: [UInt8], from client: Client) {
         guard let first = bytes.first else { return }

@@ -14,18 +14,18 @@ public final class Coturn {
     public let realm = "chatcli.test"
     /// The `static-auth-secret` shared with whoever hands out credentials.
     public let secret: String
-    private let process = Process()
+    private var process = Process()
+    private let arguments: [String]
     private let directory: TemporaryDirectory
 
     public init() throws {
-        guard let executable = Self.executable else { throw TestSupportError("turnserver is not installed") }
+        guard Self.executable != nil else { throw TestSupportError("turnserver is not installed") }
         directory = try TemporaryDirectory(prefix: "coturn")
         port = try Self.freePort()
         let low = UInt16.random(in: 40_000...58_000)
         relayPorts = low...(low + 199)
         secret = (0..<16).map { _ in String(UInt8.random(in: 0...255), radix: 16) }.joined()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = [
+        arguments = [
             "-n", "--use-auth-secret", "--static-auth-secret=\(secret)", "--realm=\(realm)",
             "--listening-ip=127.0.0.1", "--relay-ip=127.0.0.1", "--listening-port=\(port)",
             "--min-port=\(relayPorts.lowerBound)", "--max-port=\(relayPorts.upperBound)",
@@ -36,11 +36,27 @@ public final class Coturn {
             // of the system paths so parallel servers do not share it.
             "--db=\(directory.file("turndb"))",
         ]
+        try launch()
+    }
+
+    private func launch() throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.executable ?? "turnserver")
+        process.arguments = arguments
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
         try waitUntilListening()
+    }
+
+    /// A crash and restart: SIGKILL, then a new server on the same port and
+    /// secret. Every allocation is gone, unannounced (UDP clients learn it
+    /// from their next request; TCP clients see their stream end).
+    public func restart() throws {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        try launch()
     }
 
     /// TURN REST API credentials (draft-uberti-behave-turn-rest):
@@ -62,6 +78,7 @@ public final class Coturn {
 
     /// Ends the server by its PID: SIGTERM, then SIGKILL if it lingers.
     public func stop() {
+        defer { directory.remove() }
         let pid = process.processIdentifier
         if process.isRunning { kill(pid, SIGTERM) }
         let deadline = Date().addingTimeInterval(3)
@@ -70,7 +87,6 @@ public final class Coturn {
             kill(pid, SIGKILL)
             process.waitUntilExit()
         }
-        directory.remove()
     }
 
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
