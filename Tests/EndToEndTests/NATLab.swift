@@ -16,6 +16,7 @@ final class NATLab {
     /// `options`: extra `natlab up` arguments such as `--delay-ms 50`.
     init(left: String, right: String = "none", options: [String] = [], turn: Bool = false) throws {
         prefix = "cc\(left.prefix(3))\(right.prefix(3))\(getpid() % 100_000)"
+        Self.removeAbandonedLabs()
         try run(["up", "--prefix", prefix, "--left", left, "--right", right] + options)
         try run(["serve", "--prefix", prefix, "--chatcli", Harness.chatcliPath] + (turn ? [] : ["--no-turn"]))
     }
@@ -37,6 +38,21 @@ final class NATLab {
     }
 
     deinit { try? run(["down", "--prefix", prefix]) }
+
+    /// Labs of test runs that were killed before their `deinit` (the
+    /// process id in the prefix no longer exists) are taken down, so they
+    /// do not pile up across runs. Only this suite's own prefixes match.
+    private static func removeAbandonedLabs() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/var/run/netns")) ?? []
+        let pattern = /^cc[a-z]{6}(\d+)-pub$/
+        for name in names {
+            guard let match = name.wholeMatch(of: pattern), let pid = Int32(match.1),
+                  kill(pid, 0) != 0 && errno == ESRCH
+            else { continue }
+            let child = try? ChildProcess(script, ["down", "--prefix", String(name.dropLast(4))], name: "natlab down (abandoned)")
+            _ = child?.waitForExit(timeout: 60)
+        }
+    }
 }
 
 struct NATLabError: Error, CustomStringConvertible {
