@@ -53,8 +53,10 @@ extension ChatManager {
         http.send(RoomAPI.iceServersRequest(authority: http.authority), timeout: .seconds(5)) { [weak self] result in
             guard let self else { return }
             var offered = (try? result.get()).map(RoomAPI.iceServers) ?? []
-            if offered.isEmpty && self.extraICEServers.isEmpty { offered = [ICEServerEntry(urls: [fallback])] }
-            let servers = ResolvedICEServers([ICEServerEntry(urls: self.extraICEServers)] + offered)
+            // Without any STUN server, ask the signaling host's port 3478 (as against Inviso).
+            let extraSTUN = self.extraICEServers.flatMap(\.urls).contains { ICEServerURL($0)?.isSTUN == true }
+            if offered.isEmpty && !extraSTUN { offered = [ICEServerEntry(urls: [fallback])] }
+            let servers = ResolvedICEServers(self.extraICEServers + offered)
             self.iceServers = servers.stun
             self.turnServers = servers.turn
             if self.relayOnly && servers.turn.isEmpty {

@@ -55,7 +55,7 @@ public final class ChatManager {
     var restartTimer: Timer?
     var restartBackoff = Backoff(base: .seconds(1), cap: .seconds(15))
     /// `--ice-server` URLs, used with (or, for servers without the API, instead of) the server's.
-    public var extraICEServers: [String] = []
+    public var extraICEServers: [ICEServerEntry] = []
     public var onFinish: ((Int32) -> Void)?
     /// Printed once (not in `--json` mode) when pairing succeeded.
     public var notice: String?

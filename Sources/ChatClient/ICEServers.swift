@@ -17,9 +17,10 @@ public struct ICEServerEntry: Equatable, Sendable {
 }
 
 /// The STUN and TURN servers a peer connection uses, resolved to addresses.
-/// TURN needs credentials, which only the signaling server hands out
-/// (`--ice-server` takes no secrets: they would show in `ps`), so a
-/// `turn:` URL without them is skipped. `turns:` (TLS) is not supported.
+/// TURN needs credentials: the signaling server's, or the user's from the
+/// environment for `--ice-server turn:…` (never argv, where `ps` shows
+/// them); a `turn:` URL without them is skipped. `turns:` (TLS) is not
+/// supported.
 public struct ResolvedICEServers: Sendable {
     public var stun: [SocketAddress] = []
     public var turn: [ICETURNServer] = []

@@ -16,8 +16,11 @@ enum ChatCommand {
         guard let server = ServerURL(serverText) else {
             return usage("'\(serverText)' is not a server URL: use http://HOST:PORT or https://HOST")
         }
-        for url in args.all("ice-server") where ICEServerURL(url) == nil {
-            return usage("'\(url)' is not a STUN/TURN URL: use stun:HOST:PORT")
+        let iceServers: [ICEServerEntry]
+        do {
+            iceServers = try ICEServerOptions.entries(args.all("ice-server"), environment: environment)
+        } catch {
+            return usage(error.message)
         }
         let mode: ChatManager.Mode
         var expiresIn: Int?
@@ -43,12 +46,12 @@ enum ChatCommand {
             Output.write("chatcli: \(error.message)\n", to: 2)
             return error.status
         }
-        return chat(mode: mode, server: server, printer: printer, args: args, saving: saving)
+        return chat(mode: mode, server: server, printer: printer, args: args, iceServers: iceServers, saving: saving)
     }
 
     /// Runs the chat on an event loop until it ends; returns the exit status.
     static func chat(mode: ChatManager.Mode, server: ServerURL, printer: EventPrinter, args: ParsedArguments,
-                     saving: Saving) -> Int32 {
+                     iceServers: [ICEServerEntry], saving: Saving) -> Int32 {
         let loop: EventLoop
         let connector: Connector
         do {
@@ -65,7 +68,7 @@ enum ChatCommand {
         var status: Int32 = 1
         let manager = ChatManager(loop: loop, connector: connector, printer: printer, mode: mode)
         saving.attach(to: manager, caFile: args.value("ca-file"), loop: loop)
-        manager.extraICEServers = args.all("ice-server")
+        manager.extraICEServers = iceServers
         manager.relayOnly = args.has("relay-only")
         manager.onFinish = { code in
             status = code

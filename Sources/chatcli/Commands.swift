@@ -22,7 +22,8 @@ enum Commands {
 
     static let clientOptions: [OptionSpec] = [
         .value("server", "URL", "Signaling server (default $CHATCLI_SERVER, then \(defaultServer))."),
-        .value("ice-server", "URL", "Extra STUN server (stun:HOST:PORT); repeatable. TURN comes from the server, with credentials.", repeatable: true),
+        .value("ice-server", "URL", "Extra STUN or TURN server (stun:HOST:PORT, turn:HOST:PORT?transport=udp|tcp); repeatable. "
+               + "TURN credentials: CHATCLI_TURN_USERNAME and CHATCLI_TURN_PASSWORD.", repeatable: true),
         .value("ca-file", "F", "Trust this CA (PEM) for an https:// server instead of the system store."),
         .flag("relay-only", "Connect only through the server's TURN relay: your peer never sees your IP addresses."),
         .flag("json", "Print one JSON event per line (for scripts)."),
@@ -35,7 +36,8 @@ enum Commands {
 
     static let relayDetails = """
         --relay-only (WebRTC's "relay" ICE policy) offers your peer only addresses on the TURN relay the \
-        signaling server hands out (chatcli serve --turn-url), so neither your local nor your public IP \
+        signaling server hands out (chatcli serve --turn-url), or on your own (--ice-server turn:HOST:PORT \
+        with CHATCLI_TURN_USERNAME and CHATCLI_TURN_PASSWORD set), so neither your local nor your public IP \
         address reaches them; the relay's operator still sees it. Without a TURN server it fails at once.
         """
 

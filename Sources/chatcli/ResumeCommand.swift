@@ -8,14 +8,17 @@ import SessionStore
 /// is an error that says so.
 enum ResumeCommand {
     static func run(_ args: ParsedArguments) -> Int32 {
-        for url in args.all("ice-server") where ICEServerURL(url) == nil {
-            Output.write("chatcli: '\(url)' is not a STUN/TURN URL: use stun:HOST:PORT\n", to: 2)
+        let iceServers: [ICEServerEntry]
+        do {
+            iceServers = try ICEServerOptions.entries(args.all("ice-server"), environment: ChatCommand.environment)
+        } catch {
+            Output.write("chatcli: \(error.message)\n", to: 2)
             return 2
         }
         do {
             let (mode, server, recorder) = try prepare(args)
             return ChatCommand.chat(mode: mode, server: server, printer: EventPrinter(jsonMode: args.has("json")),
-                                    args: args, saving: .saved(recorder))
+                                    args: args, iceServers: iceServers, saving: .saved(recorder))
         } catch {
             Output.write("chatcli: \(error.message)\n", to: 2)
             return error.status

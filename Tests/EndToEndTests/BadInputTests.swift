@@ -38,6 +38,20 @@ import Testing
         #expect(p.stdout.contains { $0.contains(#""error":"not_found_or_expired""#) }, "\(p.transcript)")
     }
 
+    /// TURN credentials never go on the command line; TLS URLs and unknown
+    /// transports are refused before anything starts.
+    @Test(arguments: [
+        (["create", "--ice-server", "turn:127.0.0.1:3478"], "CHATCLI_TURN_USERNAME and CHATCLI_TURN_PASSWORD"),
+        (["join", "123456", "--ice-server", "turns:relay.example:5349"], "TLS (stuns:/turns:) is not supported"),
+        (["create", "--ice-server", "turn:127.0.0.1:3478?transport=sctp"], "TURN transport must be udp or tcp"),
+        (["create", "--ice-server", "http://127.0.0.1:3478"], "is not a STUN/TURN URL"),
+    ])
+    func badICEServersAreUsageErrors(args: [String], message: String) throws {
+        let (status, p) = try run(args + ["--server", "http://127.0.0.1:9"])
+        #expect(status == 2, "\(p.transcript)")
+        #expect(p.stderr.count == 1 && p.stderr[0].contains(message), "\(p.transcript)")
+    }
+
     @Test(arguments: [
         ["create", "--expires", "10"], ["create", "--expires", "abc"], ["create", "--bogus"], ["join"],
         ["join", "123456", "extra"], ["frobnicate"], ["create", "--server", "ftp://x"], ["serve", "--port", "70000"],

@@ -31,6 +31,29 @@ struct RelayTests {
         ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
     }
 
+    /// A signaling server that hands out no TURN (like Inviso's): each user
+    /// names a TURN server with `--ice-server`, credentials in the
+    /// environment, and they chat through it.
+    @Test func aTURNServerGivenByTheUserRelaysTheChat() throws {
+        let coturn = try Coturn()
+        defer { coturn.stop() }
+        let server = try ServerProcess()
+        let (username, password) = coturn.credentials()
+        let turn = ["--ice-server", "turn:127.0.0.1:\(coturn.port)?transport=udp"]
+        let environment = ["CHATCLI_TURN_USERNAME": username, "CHATCLI_TURN_PASSWORD": password]
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--relay-only", "--json"] + turn, name: "alice",
+                                             environment: environment)
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--relay-only", "--json"] + turn, name: "bob",
+                                           environment: environment)
+        let fromAlice = ChatTests.messages("a"), fromBob = ChatTests.messages("b")
+        alice.write(ChatTests.lines(fromAlice))
+        bob.write(ChatTests.lines(fromBob))
+        let connected = try #require(alice.waitForEvent("connected", timeout: 20), "\(alice.transcript)\n\(bob.transcript)")
+        #expect(connected["path"] as? String == "relay", "\(connected)")
+        ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
+    }
+
     /// coturn crashes and restarts mid-chat, losing every allocation: the
     /// chat restarts ICE on fresh allocations (the TCP stream reconnects)
     /// and every line typed meanwhile arrives once, in order.
