@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "SignalingServerTests", dependencies: [
             "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport",
         ]),
-        .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "Wire", "TestSupport"]),
+        .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "STUN", "Wire", "TestSupport"]),
         .testTarget(name: "PeerConnectionTests", dependencies: ["PeerConnection", "ICE", "STUN", "DTLS", "TestSupport"]),
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "Wire", "TestSupport"]),
         .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "Wire"]),

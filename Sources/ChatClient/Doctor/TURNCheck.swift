@@ -1,13 +1,13 @@
 import ICE
 import Runtime
-import STUN
 import TURN
 import Wire
 
 /// `chatcli doctor`'s TURN check: two allocations on the same server, each
 /// permitting the other's relayed address; a probe goes from A to B's
-/// relayed address and B echoes it to A's. That is a true round trip
-/// through the relay, which works behind any NAT (both legs leave from here).
+/// relayed address and B echoes it to A's (`RelayProbe`). That is a true
+/// round trip through the relay, which works behind any NAT (both legs
+/// leave from here).
 final class TURNCheck {
     struct Result: Sendable {
         var url: String
@@ -32,12 +32,11 @@ final class TURNCheck {
 
     private let loop: EventLoop
     private var runners: [TURNRunner] = []
-    private var relayed: [STUNAddress?] = [nil, nil]
+    private var probe = RelayProbe()
     private var result: Result
     private var done: ((Result) -> Void)?
     private var deadline: Timer?
-    private var sentAt: Duration?
-    private let probe = Array("chatcli doctor relay probe".utf8)
+    private var resend: Timer?
 
     init(loop: EventLoop, url: String) {
         self.loop = loop
@@ -57,40 +56,58 @@ final class TURNCheck {
         }
         deadline = loop.schedule(after: timeout) { [weak self] in
             guard let self else { return }
-            self.finish(error: self.relayed.contains(nil)
-                ? "no allocation within \(timeout.components.seconds) s (is the server reachable on this transport?)"
-                : "the probe did not come back through the relay within \(timeout.components.seconds) s")
+            let seconds = timeout.components.seconds
+            if !self.probe.isAllocated {
+                self.finish(error: "no allocation within \(seconds) s (is the server reachable on this transport?)")
+            } else if self.probe.probesSent == 0 {
+                self.finish(error: "the relay did not install the permissions within \(seconds) s")
+            } else {
+                self.finish(error: "none of \(self.probe.probesSent) probes came back through the relay within \(seconds) s")
+            }
         }
         for runner in runners { runner.pump() }
     }
 
     private func handle(_ event: TURNEvent, on index: Int) {
+        let now = loop.now.duration
         switch event {
         case .allocated(let address, _, _):
-            relayed[index] = address
             if index == 0 { result.relayed = address.description }
-            guard let a = relayed[0], let b = relayed[1] else { return }
-            runners[0].client.createPermission(for: b)
-            runners[1].client.createPermission(for: a)
-            sentAt = loop.now.duration
-            runners[0].client.send(probe, to: b)
-            for runner in runners { runner.pump() }
+            perform(probe.allocated(address, on: index))
+        case .permissionCreated:
+            perform(probe.permissionCreated(on: index, now: now))
         case .data(let from, let bytes):
-            guard bytes == probe else { return }
-            if index == 1 {
-                runners[1].client.send(bytes, to: from)   // the echo
-                runners[1].pump()
-            } else if let sentAt {
-                result.rttMilliseconds = Doctor.milliseconds(loop.now.duration - sentAt)
+            perform(probe.received(bytes, from: from, on: index, now: now))
+            if let roundTrip = probe.roundTrip {
+                result.rttMilliseconds = Doctor.milliseconds(roundTrip)
                 finish(error: nil)
             }
         case .failed(let reason):
             finish(error: reason)
         case .permissionFailed(_, let reason):
             finish(error: reason)
-        case .refreshed, .permissionCreated, .channelBound, .channelBindFailed, .deallocated:
+        case .refreshed, .channelBound, .channelBindFailed, .deallocated:
             break
         }
+    }
+
+    /// Hands the probe's actions to the clients and arms its next resend.
+    private func perform(_ actions: [RelayProbe.Action]) {
+        guard done != nil else { return }
+        for action in actions {
+            switch action {
+            case .createPermission(let index, let peer): runners[index].client.createPermission(for: peer)
+            case .send(let bytes, let index, let peer): runners[index].client.send(bytes, to: peer)
+            }
+        }
+        resend?.cancel()
+        if let due = probe.pollTimeout() {
+            resend = loop.schedule(at: Instant(due)) { [weak self] in
+                guard let self else { return }
+                self.perform(self.probe.handleTimeout(now: self.loop.now.duration))
+            }
+        }
+        if !actions.isEmpty { for runner in runners { runner.pump() } }
     }
 
     private func finish(error: String?) {
@@ -98,6 +115,7 @@ final class TURNCheck {
         self.done = nil
         result.error = error
         deadline?.cancel()
+        resend?.cancel()
         for runner in runners { runner.close() }
         let result = result
         loop.execute { done(result) }
