@@ -72,7 +72,8 @@ enum Commands {
         summary: "Check the signaling server, classify this network's NAT (can chats go direct?) and test its TURN relays.",
         options: [
             .value("server", "URL", "Signaling server (default $CHATCLI_SERVER, then \(defaultServer))."),
-            .value("ice-server", "URL", "STUN server to test against instead of the server's (stun:HOST:PORT).", repeatable: true),
+            .value("ice-server", "URL", "STUN server to test against instead of the server's (stun:HOST:PORT), or a TURN server "
+                   + "to check too (turn:HOST:PORT?transport=udp|tcp; CHATCLI_TURN_USERNAME and CHATCLI_TURN_PASSWORD).", repeatable: true),
             .value("ca-file", "F", "Trust this CA (PEM) for an https:// server instead of the system store."),
             .flag("json", "Print one JSON object (srflx, nat, turn, server checks)."),
         ],

@@ -11,8 +11,11 @@ enum DoctorCommand {
             Output.write("chatcli: '\(serverText)' is not a server URL: use http://HOST:PORT or https://HOST\n", to: 2)
             return 2
         }
-        for url in args.all("ice-server") where ICEServerURL(url) == nil {
-            Output.write("chatcli: '\(url)' is not a STUN/TURN URL: use stun:HOST:PORT\n", to: 2)
+        let iceServers: [ICEServerEntry]
+        do {
+            iceServers = try ICEServerOptions.entries(args.all("ice-server"), environment: ChatCommand.environment)
+        } catch {
+            Output.write("chatcli: \(error.message)\n", to: 2)
             return 2
         }
         do {
@@ -24,7 +27,7 @@ enum DoctorCommand {
                 loop.stop()
             }
             if !args.has("json") { Output.write("Checking \(server)…\n", to: 2) }
-            let doctor = Doctor(loop: loop, connector: connector, extraICEServers: args.all("ice-server"))
+            let doctor = Doctor(loop: loop, connector: connector, extraICEServers: iceServers)
             doctor.run { report in
                 Output.write((args.has("json") ? report.json.serialized : report.text) + "\n", to: 1)
                 status = report.reachable ? 0 : 1

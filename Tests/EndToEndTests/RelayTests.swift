@@ -109,8 +109,8 @@ struct RelayTests {
 /// that goes out through one relayed address and back through the other.
 @Suite(.enabled(if: Coturn.isInstalled, "coturn's turnserver is not installed (apt install coturn; Tools/test installs it): doctor TURN tests skipped"))
 struct DoctorTURNTests {
-    static func doctor(_ server: ServerProcess) throws -> [String: Any] {
-        let doctor = try ChildProcess.chatcli(["doctor", "--server", server.url, "--json"], name: "doctor")
+    static func doctor(_ server: ServerProcess, _ extra: [String] = [], environment: [String: String] = [:]) throws -> [String: Any] {
+        let doctor = try ChildProcess.chatcli(["doctor", "--server", server.url, "--json"] + extra, name: "doctor", environment: environment)
         let line = try #require(doctor.waitForLine(timeout: 30) { $0.hasPrefix("{") }, "\(doctor.transcript)")
         #expect(doctor.waitForExit() == 0, "\(doctor.transcript)")
         return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -130,6 +130,20 @@ struct DoctorTURNTests {
             #expect((entry["rtt_ms"] as? Double).map { $0 >= 0 && $0 < 5000 } == true, "\(entry)")
             #expect(entry["error"] is NSNull, "\(entry)")
         }
+    }
+
+    @Test func doctorChecksATURNServerGivenByTheUser() throws {
+        let coturn = try Coturn()
+        defer { coturn.stop() }
+        let (username, password) = coturn.credentials()
+        let url = "turn:127.0.0.1:\(coturn.port)?transport=tcp"
+        let report = try Self.doctor(try ServerProcess(), ["--ice-server", url],
+                                     environment: ["CHATCLI_TURN_USERNAME": username, "CHATCLI_TURN_PASSWORD": password])
+        let turn = try #require(report["turn"] as? [[String: Any]], "\(report)")
+        #expect(turn.count == 1)
+        #expect(turn.first?["url"] as? String == url)
+        #expect((turn.first?["relayed"] as? String)?.hasPrefix("127.0.0.1:") == true, "\(turn)")
+        #expect(turn.first?["error"] is NSNull, "\(turn)")
     }
 
     @Test func doctorReportsRejectedCredentials() throws {

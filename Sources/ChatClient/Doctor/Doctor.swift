@@ -63,10 +63,11 @@ public final class Doctor {
     let loop: EventLoop
     let http: HTTPClient
     let server: ServerURL
-    let extraICEServers: [String]
+    /// The user's `--ice-server` entries (STUN, and TURN with credentials).
+    let extraICEServers: [ICEServerEntry]
     var report: Report
 
-    public init(loop: EventLoop, connector: Connector, extraICEServers: [String]) {
+    public init(loop: EventLoop, connector: Connector, extraICEServers: [ICEServerEntry]) {
         self.loop = loop
         self.http = HTTPClient(connector: connector)
         self.server = connector.server
@@ -87,7 +88,7 @@ public final class Doctor {
                 fetchICEServers(done)
             case .failure(let error):
                 report.serverError = error.message
-                useICEServers([], done)
+                useICEServers([]) { [self] report in checkTURN(ResolvedICEServers(extraICEServers), report, done) }
             }
         }
     }
@@ -96,7 +97,7 @@ public final class Doctor {
         http.send(RoomAPI.iceServersRequest(authority: server.authority)) { [self] result in
             let entries = (try? result.get()).map(RoomAPI.iceServers) ?? []
             useICEServers(entries.flatMap(\.urls)) { [self] report in
-                checkTURN(ResolvedICEServers(entries), report, done)
+                checkTURN(ResolvedICEServers(extraICEServers + entries), report, done)
             }
         }
     }
@@ -105,8 +106,9 @@ public final class Doctor {
         http.close()
         // Inviso offers none: fall back to the signaling host's STUN port, as clients do.
         let urls = offered.isEmpty ? ["stun:\(server.authorityHost):3478"] : offered
-        report.iceServers = urls + extraICEServers
-        guard let stun = (extraICEServers + urls).lazy.compactMap(ICEServerURL.init).first(where: { $0.isSTUN }),
+        let extraURLs = extraICEServers.flatMap(\.urls)
+        report.iceServers = urls + extraURLs
+        guard let stun = (extraURLs + urls).lazy.compactMap(ICEServerURL.init).first(where: { $0.isSTUN }),
               let address = try? Resolver.resolve(host: stun.host, port: stun.port).first,
               let target = STUNAddress(address) else {
             done(report)
