@@ -19,6 +19,7 @@ extension SCTPAssociation {
         state = .shutdownAckSent
         t2Retransmits = 0
         sendShutdownAck()
+        emit(.peerShutDown)
     }
 
     func sendShutdown() {

@@ -150,13 +150,21 @@ public final class DataChannelEndpoint {
                     channels[id] = c
                     finishClose(id)
                 }
+            case .peerShutDown:
+                // Browsers close every channel when the peer shuts down.
+                reportChannelsClosed()
             case .closed(let reason):
-                for id in channels.keys.sorted() where channels[id]?.closedReported == false && channels[id]?.openPending == false {
-                    events.append(.channelClosed(id: id))
-                }
+                reportChannelsClosed()
                 channels.removeAll()
                 events.append(.closed(reason))
             }
+        }
+    }
+
+    private func reportChannelsClosed() {
+        for id in channels.keys.sorted() where channels[id]?.closedReported == false && channels[id]?.openPending == false {
+            channels[id]?.closedReported = true
+            events.append(.channelClosed(id: id))
         }
     }
 

@@ -41,6 +41,12 @@ public enum SCTPEvent: Equatable, Sendable {
     case streamReset([UInt16])
     /// Our own outgoing reset request for these streams was performed.
     case outgoingStreamReset([UInt16])
+    /// The peer shut the association down and everything we sent is
+    /// acknowledged: SHUTDOWN ACK is out (RFC 9260 §9.2; RFC 6458's
+    /// SCTP_SHUTDOWN_EVENT). The peer sends nothing more; `.closed` follows
+    /// when SHUTDOWN COMPLETE arrives, which a peer that is already gone
+    /// never sends.
+    case peerShutDown
     /// The association ended; no further events follow.
     case closed(SCTPCloseReason)
 }

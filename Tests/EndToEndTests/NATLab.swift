@@ -12,10 +12,12 @@ final class NATLab {
         .contains { FileManager.default.isExecutableFile(atPath: $0) }
 
     let prefix: String
+    private static let counter = Counter()
 
     /// `options`: extra `natlab up` arguments such as `--delay-ms 50`.
     init(left: String, right: String = "none", options: [String] = [], turn: Bool = false) throws {
-        prefix = "cc\(left.prefix(3))\(right.prefix(3))\(getpid() % 100_000)"
+        // Unique per lab: suites run in parallel and may want the same pair.
+        prefix = "cc\(left.prefix(3))\(right.prefix(3))\(getpid() % 100_000)x\(Self.counter.next())"
         Self.removeAbandonedLabs()
         try run(["up", "--prefix", prefix, "--left", left, "--right", right] + options)
         try run(["serve", "--prefix", prefix, "--chatcli", Harness.chatcliPath] + (turn ? [] : ["--no-turn"]))
@@ -44,7 +46,7 @@ final class NATLab {
     /// do not pile up across runs. Only this suite's own prefixes match.
     private static func removeAbandonedLabs() {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/var/run/netns")) ?? []
-        let pattern = /^cc[a-z]{6}(\d+)-pub$/
+        let pattern = /^cc[a-z]{6}(\d+)x\d+-pub$/
         for name in names {
             guard let match = name.wholeMatch(of: pattern), let pid = Int32(match.1),
                   kill(pid, 0) != 0 && errno == ESRCH
@@ -58,4 +60,17 @@ final class NATLab {
 struct NATLabError: Error, CustomStringConvertible {
     let transcript: String
     var description: String { "natlab failed\n\(transcript)" }
+}
+
+/// A number per call, from any thread.
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    func next() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
+    }
 }

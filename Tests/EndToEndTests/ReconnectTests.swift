@@ -31,6 +31,26 @@ import Testing
         #expect(bob.waitForExit() == 0, "\(bob.transcript.suffix(2000))")
     }
 
+    /// With the signaling server gone, a peer that leaves is still seen to
+    /// leave: its SCTP SHUTDOWN arrives over the P2P path, even though its
+    /// process exits before the handshake completes.
+    @Test func aPeerLeavingWhileTheServerIsDownIsReported() throws {
+        let server = try ServerProcess()
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        try #require(alice.waitForEvent("connected", timeout: 20) != nil, "\(alice.transcript)\n\(bob.transcript)")
+        try #require(bob.waitForEvent("connected") != nil, "\(bob.transcript)")
+        server.stop(crash: true)
+        alice.write("last words\n")
+        alice.closeInput()
+        #expect(bob.waitForMessages(count: 1, timeout: 20) == ["last words"], "\(bob.transcript.suffix(2000))")
+        #expect(bob.waitForEvent("peer_left", timeout: 10) != nil, "\(alice.transcript.suffix(2000))\n\(bob.transcript.suffix(2000))")
+        #expect(alice.waitForExit(timeout: 20) == 0, "\(alice.transcript.suffix(2000))")
+        bob.closeInput()
+        #expect(bob.waitForExit(timeout: 20) == 0, "\(bob.transcript.suffix(2000))")
+    }
+
     @Test(.enabled(if: getuid() == 0, "natlab needs root"))
     func aCutUDPPathIsRestartedAndNothingIsLost() throws {
         let lab = try NATLab(left: "cone", right: "cone")

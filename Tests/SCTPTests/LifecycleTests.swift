@@ -42,6 +42,28 @@ import Testing
         #expect(messages == (0..<50).map { payload(index: $0, size: 3000) })
     }
 
+    /// The peer's SHUTDOWN is reported as soon as everything we sent is
+    /// acknowledged, without waiting for SHUTDOWN COMPLETE, which a peer
+    /// whose process already exited never sends.
+    @Test func aPeerShutdownIsReportedOnceOurDataIsAcknowledged() {
+        let pair = connectedPair(profile: LinkProfile(delay: .milliseconds(20)), seed: 25)
+        let a = pair.a, b = pair.b
+        try? b.send(stream: 0, ppid: 51, bytes: [7])
+        pair.filter = { toB, bytes in toB ? bytes : nil }   // nothing from b reaches a any more
+        a.close()
+        var eb: [SCTPEvent] = []
+        #expect(pair.run(for: .seconds(2)) {
+            drainEvents(b, into: &eb)
+            return eb.contains(.peerShutDown)
+        } == false, "b's message is not acknowledged: no SHUTDOWN ACK yet")
+        pair.filter = nil
+        #expect(pair.run(for: .seconds(10)) {
+            drainEvents(b, into: &eb)
+            return eb.contains(.peerShutDown)
+        })
+        #expect(!b.isClosed, "SHUTDOWN COMPLETE is still outstanding")
+    }
+
     @Test func simultaneousShutdownCompletes() {
         let pair = connectedPair(profile: LinkProfile(delay: .milliseconds(20)), seed: 23)
         let a = pair.a, b = pair.b
