@@ -5,11 +5,14 @@ import Runtime
 public final class Connector {
     public let loop: EventLoop
     public let server: ServerURL
+    /// `--ca-file`: also trusted for `turns:` relays.
+    public let caFile: String?
     let tls: TLSContext?
 
     public init(loop: EventLoop, server: ServerURL, caFile: String?) throws(ClientError) {
         self.loop = loop
         self.server = server
+        self.caFile = caFile
         if server.secure {
             do {
                 tls = try TLSContext.client(caFile: caFile)

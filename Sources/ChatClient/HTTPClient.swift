@@ -14,6 +14,8 @@ public final class HTTPClient {
 
     public var authority: String { connector.server.authority }
     var connectorHost: String { connector.server.authorityHost }
+    /// `--ca-file`, trusted for `turns:` relays too.
+    var caFile: String? { connector.caFile }
 
     public func send(_ request: HTTPRequest, timeout: Duration = .seconds(15),
                      _ completion: @escaping (Result<HTTPResponse, ClientError>) -> Void) {

@@ -10,6 +10,15 @@ public struct ICEServerURL: Equatable, Sendable {
 
     public var isSTUN: Bool { scheme == .stun }
 
+    /// `turn:` over UDP or TCP, or `turns:` over TLS on TCP (not DTLS).
+    public var isSupportedTURN: Bool {
+        switch scheme {
+        case .turn: transport == nil || transport == "udp" || transport == "tcp"
+        case .turns: transport == nil || transport == "tcp"
+        case .stun, .stuns: false
+        }
+    }
+
     public init?(_ text: String) {
         guard let colon = text.firstIndex(of: ":"), let scheme = Scheme(rawValue: text[..<colon].lowercased()) else { return nil }
         self.scheme = scheme

@@ -19,8 +19,9 @@ public struct ICEServerEntry: Equatable, Sendable {
 /// The STUN and TURN servers a peer connection uses, resolved to addresses.
 /// TURN needs credentials: the signaling server's, or the user's from the
 /// environment for `--ice-server turn:…` (never argv, where `ps` shows
-/// them); a `turn:` URL without them is skipped. `turns:` (TLS) is not
-/// supported.
+/// them); a `turn:` URL without them is skipped. `turns:` is TURN over TLS
+/// over TCP (RFC 8656 §3.1; DTLS, `?transport=udp`, is not supported);
+/// `stuns:` is skipped.
 public struct ResolvedICEServers: Sendable {
     public var stun: [SocketAddress] = []
     public var turn: [ICETURNServer] = []
@@ -36,14 +37,15 @@ public struct ResolvedICEServers: Sendable {
                 switch url.scheme {
                 case .stun:
                     stun.append(address)
-                case .turn:
+                case .turn, .turns:
                     guard let username = entry.username, let password = entry.credential,
-                          let server = STUNAddress(address), url.transport == nil || url.transport == "udp" || url.transport == "tcp"
+                          let server = STUNAddress(address), url.isSupportedTURN
                     else { continue }
-                    turn.append(ICETURNServer(address: server, transport: url.transport == "tcp" ? .tcp : .udp,
-                                              username: username, password: password))
+                    let secure = url.scheme == .turns
+                    turn.append(ICETURNServer(address: server, transport: secure || url.transport == "tcp" ? .tcp : .udp,
+                                              username: username, password: password, tlsServerName: secure ? url.host : nil))
                     turnURLs.append(text)
-                case .stuns, .turns:
+                case .stuns:
                     continue
                 }
             }

@@ -9,9 +9,9 @@ extension PeerLink {
             self.connection.handleTURNStream(bytes, from: server, now: self.loop.now.duration)
             self.pump()
         }
-        streams.onClose = { [weak self] server in
+        streams.onClose = { [weak self] server, reason in
             guard let self else { return }
-            self.connection.turnStreamClosed(server, now: self.loop.now.duration)
+            self.connection.turnStreamClosed(server, reason: reason, now: self.loop.now.duration)
             self.pump()
         }
     }

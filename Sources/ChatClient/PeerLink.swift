@@ -14,11 +14,12 @@ public final class PeerLink {
     private var closed = false
     public var onEvent: ((PeerConnectionEvent) -> Void)?
 
-    /// `turnServers` add relayed candidates; `relayOnly` offers nothing else.
+    /// `turnServers` add relayed candidates (`caFile` is trusted for
+    /// `turns:` ones); `relayOnly` offers nothing else.
     public init(loop: EventLoop, isOfferer: Bool, interfaces: [SocketAddress], stunServers: [SocketAddress],
-                turnServers: [ICETURNServer] = [], relayOnly: Bool = false) throws(ClientError) {
+                turnServers: [ICETURNServer] = [], relayOnly: Bool = false, caFile: String? = nil) throws(ClientError) {
         self.loop = loop
-        streams = TURNStreams(loop: loop)
+        streams = TURNStreams(loop: loop, servers: turnServers, caFile: caFile)
         var bound: [STUNAddress: UDPSocket] = [:]
         for address in interfaces {
             guard let socket = try? UDPSocket(loop: loop, bind: address.with(port: 0)),

@@ -7,12 +7,16 @@ public struct ICETURNServer: Hashable, Sendable {
     public var transport: TURNTransport
     public var username: String
     public var password: String
+    /// `turns:`: the runtime wraps the TCP stream in TLS and checks the
+    /// server's certificate for this name (ICE itself sees a TCP relay).
+    public var tlsServerName: String?
 
-    public init(address: STUNAddress, transport: TURNTransport, username: String, password: String) {
+    public init(address: STUNAddress, transport: TURNTransport, username: String, password: String, tlsServerName: String? = nil) {
         self.address = address
         self.transport = transport
         self.username = username
         self.password = password
+        self.tlsServerName = tlsServerName
     }
 }
 
@@ -91,12 +95,12 @@ extension ICEAgent {
         runTimers()
     }
 
-    /// The TCP stream to `server` could not be opened or closed: its
-    /// allocation is gone (RFC 8656 §5).
-    public func turnStreamClosed(_ server: STUNAddress, now: Duration) {
+    /// The TCP stream to `server` could not be opened or closed (`reason`,
+    /// a sentence): its allocation is gone (RFC 8656 §5).
+    public func turnStreamClosed(_ server: STUNAddress, reason: String, now: Duration) {
         advance(to: now)
         guard let index = relays.firstIndex(where: { $0.server == server && $0.transport == .tcp }) else { return }
-        relays[index].client.handleTransportClosed(now: now)
+        relays[index].client.handleTransportClosed(now: now, reason: reason)
         drainRelay(index)
         runTimers()
     }

@@ -34,10 +34,11 @@ extension PeerConnection {
         deliverRelayed()
     }
 
-    /// The TCP stream to TURN server `server` failed to open or closed.
-    public func turnStreamClosed(_ server: STUNAddress, now: Duration) {
+    /// The TCP stream to TURN server `server` failed to open or closed
+    /// (`reason`, a sentence).
+    public func turnStreamClosed(_ server: STUNAddress, reason: String, now: Duration) {
         self.now = now
-        agent.turnStreamClosed(server, now: now)
+        agent.turnStreamClosed(server, reason: reason, now: now)
         drainICE()
         flush()
     }

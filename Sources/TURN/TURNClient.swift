@@ -134,13 +134,14 @@ public final class TURNClient {
         }
     }
 
-    /// The TCP connection to the server closed (or the UDP socket failed):
-    /// the allocation is gone with it (§5: it belongs to the 5-tuple).
-    public func handleTransportClosed(now: Duration) {
+    /// The TCP connection to the server closed or could not be opened (or
+    /// the UDP socket failed): the allocation is gone with it (§5: it
+    /// belongs to the 5-tuple). `reason`: why, in a sentence.
+    public func handleTransportClosed(now: Duration, reason: String = "the connection to the TURN server closed") {
         self.now = now
         switch allocation.state {
         case .deallocating: close(with: .deallocated)
-        case .allocating, .allocated: close(with: .failed("the connection to the TURN server closed"))
+        case .allocating, .allocated: close(with: .failed(reason))
         case .closed: break
         }
     }

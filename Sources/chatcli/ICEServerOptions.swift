@@ -14,18 +14,18 @@ enum ICEServerOptions {
         var stun: [String] = [], turn: [String] = []
         for text in urls {
             guard let url = ICEServerURL(text) else {
-                throw Invalid(message: "'\(text)' is not a STUN/TURN URL: use stun:HOST:PORT or turn:HOST:PORT?transport=udp|tcp")
+                throw Invalid(message: "'\(text)' is not a STUN/TURN URL: use stun:HOST:PORT, turn:HOST:PORT?transport=udp|tcp or turns:HOST:PORT")
             }
             switch url.scheme {
             case .stun:
                 stun.append(text)
-            case .turn:
-                guard url.transport == nil || url.transport == "udp" || url.transport == "tcp" else {
-                    throw Invalid(message: "'\(text)': TURN transport must be udp or tcp")
+            case .turn, .turns:
+                guard url.isSupportedTURN else {
+                    throw Invalid(message: "'\(text)': TURN transport must be udp or tcp (turns: only tcp: TURN over DTLS is not supported)")
                 }
                 turn.append(text)
-            case .stuns, .turns:
-                throw Invalid(message: "'\(text)': TLS (stuns:/turns:) is not supported; use turn:HOST:PORT?transport=tcp")
+            case .stuns:
+                throw Invalid(message: "'\(text)': stuns: is not supported; use stun:HOST:PORT")
             }
         }
         var entries = stun.isEmpty ? [] : [ICEServerEntry(urls: stun)]

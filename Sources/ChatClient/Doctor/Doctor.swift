@@ -63,6 +63,8 @@ public final class Doctor {
     let loop: EventLoop
     let http: HTTPClient
     let server: ServerURL
+    /// `--ca-file`, trusted for `turns:` relays too.
+    let caFile: String?
     /// The user's `--ice-server` entries (STUN, and TURN with credentials).
     let extraICEServers: [ICEServerEntry]
     var report: Report
@@ -71,6 +73,7 @@ public final class Doctor {
         self.loop = loop
         self.http = HTTPClient(connector: connector)
         self.server = connector.server
+        caFile = connector.caFile
         self.extraICEServers = extraICEServers
         report = Report(server: connector.server.description, tls: connector.server.secure)
     }

@@ -44,10 +44,11 @@ final class TURNCheck {
     }
 
     /// Runs the check; `done` is called once, within `timeout`.
-    func run(server: ICETURNServer, timeout: Duration = .seconds(10), _ done: @escaping (Result) -> Void) {
+    /// `caFile` is trusted for a `turns:` server.
+    func run(server: ICETURNServer, caFile: String?, timeout: Duration = .seconds(10), _ done: @escaping (Result) -> Void) {
         self.done = done
         do {
-            runners = [try TURNRunner(loop: loop, server: server), try TURNRunner(loop: loop, server: server)]
+            runners = [try TURNRunner(loop: loop, server: server, caFile: caFile), try TURNRunner(loop: loop, server: server, caFile: caFile)]
         } catch {
             return finish(error: "cannot open a socket: \(error)")
         }
@@ -130,7 +131,7 @@ extension Doctor {
         rest.turn.removeFirst()
         let url = rest.turnURLs.removeFirst()
         let check = TURNCheck(loop: loop, url: url)
-        check.run(server: server) { [self] result in
+        check.run(server: server, caFile: caFile) { [self] result in
             _ = check   // kept alive until it reports
             var report = report
             report.turn.append(result)

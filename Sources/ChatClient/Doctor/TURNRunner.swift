@@ -13,11 +13,11 @@ final class TURNRunner {
     private var timer: Timer?
     var onEvent: ((TURNEvent) -> Void)?
 
-    init(loop: EventLoop, server: ICETURNServer) throws(RuntimeError) {
+    init(loop: EventLoop, server: ICETURNServer, caFile: String?) throws(RuntimeError) {
         self.loop = loop
         client = TURNClient(server: server.address, transport: server.transport, username: server.username,
                             password: server.password, now: loop.now.duration)
-        streams = TURNStreams(loop: loop)
+        streams = TURNStreams(loop: loop, servers: [server], caFile: caFile)
         if server.transport == .udp {
             let udp = try UDPSocket(loop: loop, bind: .unspecified(server.address.family == .ipv4 ? .ipv4 : .ipv6, port: 0))
             udp.onDatagram = { [weak self] bytes, source in
@@ -32,9 +32,9 @@ final class TURNRunner {
             self.client.handleInput(bytes, now: self.loop.now.duration)
             self.pump()
         }
-        streams.onClose = { [weak self] _ in
+        streams.onClose = { [weak self] _, reason in
             guard let self else { return }
-            self.client.handleTransportClosed(now: self.loop.now.duration)
+            self.client.handleTransportClosed(now: self.loop.now.duration, reason: reason)
             self.pump()
         }
     }
