@@ -48,17 +48,21 @@ extension ChatManager {
         finishTimer = loop.schedule(after: .milliseconds(20)) { [weak self] in self?.finishWhenDelivered() }
     }
 
+    /// Asks for the ICE servers once the room is known, naming it so the
+    /// TURN credentials are this member's (see `RoomAPI.iceServersRequest`).
     func fetchICEServers(_ then: @escaping () -> Void) {
         let fallback = "stun:\(http.authorityHostForICE):3478"
-        http.send(RoomAPI.iceServersRequest(authority: http.authority), timeout: .seconds(5)) { [weak self] result in
+        let request = RoomAPI.iceServersRequest(authority: http.authority, roomID: currentRoomID, deviceID: deviceID)
+        http.send(request, timeout: .seconds(5)) { [weak self] result in
             guard let self else { return }
-            var offered = (try? result.get()).map(RoomAPI.iceServers) ?? []
+            let response = try? result.get()
+            var offered = response.map(RoomAPI.iceServers) ?? []
             if offered.isEmpty && self.extraICEServers.isEmpty { offered = [ICEServerEntry(urls: [fallback])] }
             let servers = ResolvedICEServers([ICEServerEntry(urls: self.extraICEServers)] + offered)
             self.iceServers = servers.stun
             self.turnServers = servers.turn
             if self.relayOnly && servers.turn.isEmpty {
-                self.fail(.peerConnectionFailed("--relay-only needs a TURN server, and the signaling server offers none (see 'chatcli doctor')"))
+                self.fail(.peerConnectionFailed("--relay-only needs a TURN server, and \(RoomAPI.noTURNReason(response)) (see 'chatcli doctor')"))
                 return
             }
             then()

@@ -54,10 +54,12 @@ public final class Coturn {
         return (username, Base64.encode(mac.prefix(Int(length))))
     }
 
+    /// The server's log so far.
+    public var log: String { (try? String(contentsOfFile: directory.file("turn.log"), encoding: .utf8)) ?? "(no log)" }
+
     /// The end of the server's log, for failure messages.
     public var logTail: String {
-        let text = (try? String(contentsOfFile: directory.file("turn.log"), encoding: .utf8)) ?? "(no log)"
-        return "--- coturn log (tail)\n" + text.split(separator: "\n").suffix(40).joined(separator: "\n")
+        "--- coturn log (tail)\n" + log.split(separator: "\n").suffix(40).joined(separator: "\n")
     }
 
     /// Ends the server by its PID: SIGTERM, then SIGKILL if it lingers.
