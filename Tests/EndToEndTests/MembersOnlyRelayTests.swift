@@ -12,7 +12,7 @@ struct MembersOnlyRelayTests {
     }
 
     @Test func relayOnlyPeersChatThroughTheRelayWithMemberCredentials() throws {
-        let coturn = try Coturn()
+        let coturn = try Coturn(verbose: true)
         defer { coturn.stop() }
         let server = try Self.server(coturn)
         // Anyone who names no room gets STUN alone, still a 200 (PROTOCOL §1 shape).
@@ -23,7 +23,7 @@ struct MembersOnlyRelayTests {
         let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--relay-only", "--json"], name: "alice")
         let code = try #require(alice.waitForEvent("code"), "\(alice.transcript)")
         let bob = try ChildProcess.chatcli(["join", try #require(code["code"] as? String), "--server", server.url, "--relay-only", "--json"], name: "bob")
-        let fromAlice = ChatTests.messages("a", sizes: [1, 1200, 70_000]), fromBob = ChatTests.messages("b", sizes: [1, 1200])
+        let fromAlice = ChatTests.messages("a", sizes: [16, 1200, 70_000]), fromBob = ChatTests.messages("b", sizes: [16, 1200])
         alice.write(ChatTests.lines(fromAlice))
         bob.write(ChatTests.lines(fromBob))
         let connected = try #require(alice.waitForEvent("connected", timeout: 20), "\(alice.transcript)\n\(bob.transcript)\n\(coturn.logTail)")

@@ -17,7 +17,8 @@ public final class Coturn {
     private let process = Process()
     private let directory: TemporaryDirectory
 
-    public init() throws {
+    /// `verbose` logs each session with its user name (`user <NAME>`).
+    public init(verbose: Bool = false) throws {
         guard let executable = Self.executable else { throw TestSupportError("turnserver is not installed") }
         directory = try TemporaryDirectory(prefix: "coturn")
         port = try Self.freePort()
@@ -35,7 +36,7 @@ public final class Coturn {
             // Keep the SQLite user database (unused with a static secret) out
             // of the system paths so parallel servers do not share it.
             "--db=\(directory.file("turndb"))",
-        ]
+        ] + (verbose ? ["--verbose"] : [])
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
