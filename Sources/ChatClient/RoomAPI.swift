@@ -113,7 +113,7 @@ public enum RoomAPI {
             return "the signaling server gives TURN credentials only to members of a live room, and this room is gone"
         }
         if isTURNMembersOnly(r) {
-            return "the signaling server gives TURN credentials only to members of a room (serve --turn-members-only)"
+            return "the signaling server gives TURN credentials only to members of a room"
         }
         return "the signaling server offers none"
     }

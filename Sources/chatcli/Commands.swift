@@ -13,7 +13,7 @@ enum Commands {
             .value("tls-key", "F", "PEM private key for --tls-cert."),
             .value("turn-url", "URL", "TURN server to hand out with credentials (repeatable).", repeatable: true),
             .value("turn-secret-file", "F", "File holding the TURN shared secret (or set CHATCLI_TURN_SECRET)."),
-            .flag("turn-members-only", "Give TURN credentials only to members of a live room (see below)."),
+            .flag("turn-members-only", "Give TURN credentials only to members of a live room (see above)."),
             .value("rate-limit", "N", "Missed accepts allowed per client address per minute (default 10)."),
             .flag("log-addresses", "Log client addresses in full (they are redacted by default)."),
         ],
