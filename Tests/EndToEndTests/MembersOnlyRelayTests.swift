@@ -24,12 +24,7 @@ struct MembersOnlyRelayTests {
         let code = try #require(alice.waitForEvent("code"), "\(alice.transcript)")
         let bob = try ChildProcess.chatcli(["join", try #require(code["code"] as? String), "--server", server.url, "--relay-only", "--json"], name: "bob")
         let fromAlice = ChatTests.messages("a", sizes: [16, 1200, 70_000]), fromBob = ChatTests.messages("b", sizes: [16, 1200])
-        alice.write(ChatTests.lines(fromAlice))
-        bob.write(ChatTests.lines(fromBob))
-        let connected = try #require(alice.waitForEvent("connected", timeout: 20), "\(alice.transcript)\n\(bob.transcript)\n\(coturn.logTail)")
-        let bobConnected = try #require(bob.waitForEvent("connected"), "\(bob.transcript)")
-        #expect(connected["path"] as? String == "relay")
-        #expect(bobConnected["path"] as? String == "relay")
+        _ = try RelayTests.connectThroughTheRelay(alice, bob, coturn, fromAlice: fromAlice, fromBob: fromBob)
         ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
 
         // coturn saw two members, each under its own keyed id, with
