@@ -15,7 +15,8 @@ public struct ICEServerConfiguration: Sendable {
     public var turnSecret: [UInt8]?
     public var credentialLifetimeSeconds: Int64
     /// TURN credentials only for a member of a live room who names it
-    /// (`?roomid=R&deviceId=D`); anyone else gets the STUN entry alone.
+    /// (`?roomid=R&deviceId=D`); a request that names no room gets the STUN
+    /// entry alone.
     public var membersOnly: Bool
     /// Used when the request has no usable `Host` header.
     public var fallbackHost: String

@@ -2,7 +2,7 @@ import Signaling
 import Wire
 
 /// Whom `GET /api/ice-servers` issues TURN credentials to.
-public enum TURNGrantee: Equatable, Sendable {
+enum TURNGrantee: Equatable, Sendable {
     /// Whoever asked without naming a room (the PROTOCOL §1 default).
     case anyone
     /// A member of a live, accepted room who named it and itself.
