@@ -48,11 +48,15 @@ extension ChatManager {
         finishTimer = loop.schedule(after: .milliseconds(20)) { [weak self] in self?.finishWhenDelivered() }
     }
 
+    /// Asks for the ICE servers once the room is known, naming it so the
+    /// TURN credentials are this member's (see `RoomAPI.iceServersRequest`).
     func fetchICEServers(_ then: @escaping () -> Void) {
         let fallback = "stun:\(http.authorityHostForICE):3478"
-        http.send(RoomAPI.iceServersRequest(authority: http.authority), timeout: .seconds(5)) { [weak self] result in
+        let request = RoomAPI.iceServersRequest(authority: http.authority, roomID: currentRoomID, deviceID: deviceID)
+        http.send(request, timeout: .seconds(5)) { [weak self] result in
             guard let self else { return }
-            var offered = (try? result.get()).map(RoomAPI.iceServers) ?? []
+            let response = try? result.get()
+            var offered = response.map(RoomAPI.iceServers) ?? []
             // Without any STUN server, ask the signaling host's port 3478 (as against Inviso).
             let extraSTUN = self.extraICEServers.flatMap(\.urls).contains { ICEServerURL($0)?.isSTUN == true }
             if offered.isEmpty && !extraSTUN { offered = [ICEServerEntry(urls: [fallback])] }
@@ -60,7 +64,7 @@ extension ChatManager {
             self.iceServers = servers.stun
             self.turnServers = servers.turn
             if self.relayOnly && servers.turn.isEmpty {
-                self.fail(.peerConnectionFailed("--relay-only needs a TURN server, and the signaling server offers none (see 'chatcli doctor')"))
+                self.fail(.peerConnectionFailed("--relay-only needs a TURN server, and \(RoomAPI.noTURNReason(response)) (see 'chatcli doctor')"))
                 return
             }
             then()

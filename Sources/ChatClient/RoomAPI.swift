@@ -1,4 +1,5 @@
 import HTTP1
+import Signaling
 import Wire
 
 /// The REST half of PROTOCOL.md §1 as the client sees it: requests to build
@@ -36,10 +37,17 @@ public enum RoomAPI {
         return post(target, ["joinid": .string(code), "client1": .string(deviceID)], authority)
     }
 
-    public static func iceServersRequest(authority: String) -> HTTPRequest {
+    /// With a room and device id (as `chatcli serve` issues them), asks for
+    /// TURN credentials scoped to that member; servers that do not know the
+    /// parameters ignore them. Ids of another shape are not sent.
+    public static func iceServersRequest(authority: String, roomID: String? = nil, deviceID: String? = nil) -> HTTPRequest {
         var headers = HTTPHeaders()
         headers.add("Host", authority)
-        return HTTPRequest(method: "GET", target: "/api/ice-servers", headers: headers)
+        var target = "/api/ice-servers"
+        if let room = roomID.flatMap(RoomID.init), let device = deviceID.flatMap(DeviceID.init) {
+            target += "?roomid=\(room.rawValue)&deviceId=\(device.rawValue)"
+        }
+        return HTTPRequest(method: "GET", target: target, headers: headers)
     }
 
     public static func purgeRequest(deviceIDs: [String], authority: String) -> HTTPRequest {
@@ -94,6 +102,26 @@ public enum RoomAPI {
             let urls = entry["urls"]?.stringValue.map { [$0] } ?? entry["urls"]?.arrayValue?.compactMap(\.stringValue) ?? []
             return ICEServerEntry(urls: urls, username: entry["username"]?.stringValue, credential: entry["credential"]?.stringValue)
         }
+    }
+
+    /// Why an `/api/ice-servers` answer carries no TURN entry, as the end of
+    /// a sentence: a members-only server, a refusal (`403 not_a_member`: the
+    /// room is gone), or simply none offered.
+    public static func noTURNReason(_ r: HTTPResponse?) -> String {
+        guard let r else { return "the signaling server did not answer" }
+        if r.status == 403 && errorCode(r) == "not_a_member" {
+            return "the signaling server gives TURN credentials only to members of a live room, and this room is gone"
+        }
+        if isTURNMembersOnly(r) {
+            return "the signaling server gives TURN credentials only to members of a room"
+        }
+        return "the signaling server offers none"
+    }
+
+    /// Whether the server withheld TURN because the request named no room
+    /// (`"turnMembersOnly":true`, an extension of `chatcli serve`).
+    public static func isTURNMembersOnly(_ r: HTTPResponse) -> Bool {
+        r.status == 200 && body(r)?["turnMembersOnly"] == .bool(true)
     }
 
     /// Whether a failed call is worth retrying with backoff (Inviso answers

@@ -4,8 +4,9 @@ import Wire
 
 /// The answer of `GET /api/ice-servers`: our STUN responder, addressed by the
 /// host the client used, and TURN with time-limited REST API credentials
-/// (draft-uberti-behave-turn-rest: `username = "<expiry>:<id>"`,
-/// `credential = base64(HMAC-SHA1(secret, username))`) when configured.
+/// (see `TURNCredentials`) when configured. On a members-only server a
+/// request that names no room gets no TURN entry and `"turnMembersOnly":true`,
+/// so a client can tell "members only" from "no TURN here".
 public struct ICEServerConfiguration: Sendable {
     public var stunPort: Int
     /// Each URL is served exactly as given.
@@ -13,34 +14,38 @@ public struct ICEServerConfiguration: Sendable {
     /// The shared secret with the TURN server; no TURN entry without it.
     public var turnSecret: [UInt8]?
     public var credentialLifetimeSeconds: Int64
+    /// TURN credentials only for a member of a live room who names it
+    /// (`?roomid=R&deviceId=D`); a request that names no room gets the STUN
+    /// entry alone.
+    public var membersOnly: Bool
     /// Used when the request has no usable `Host` header.
     public var fallbackHost: String
 
-    public init(stunPort: Int = 3478, turnURLs: [String] = [], turnSecret: [UInt8]? = nil, credentialLifetimeSeconds: Int64 = 86_400, fallbackHost: String = "localhost") {
+    public init(stunPort: Int = 3478, turnURLs: [String] = [], turnSecret: [UInt8]? = nil, credentialLifetimeSeconds: Int64 = 86_400, membersOnly: Bool = false, fallbackHost: String = "localhost") {
         self.stunPort = stunPort
         self.turnURLs = turnURLs
         self.turnSecret = turnSecret
         self.credentialLifetimeSeconds = credentialLifetimeSeconds
+        self.membersOnly = membersOnly
         self.fallbackHost = fallbackHost
     }
 
-    func body<G: RandomNumberGenerator>(hostHeader: String?, now: UnixTime, random: inout G) -> JSON {
+    func body<G: RandomNumberGenerator>(hostHeader: String?, grantee: TURNGrantee, now: UnixTime, random: inout G) -> JSON {
         let host = ICEServerConfiguration.host(fromHostHeader: hostHeader) ?? fallbackHost
+        var body: [(String, JSON)] = []
         var servers: [JSON] = [["urls": [.string("stun:\(host):\(stunPort)")]]]
         if !turnURLs.isEmpty, let secret = turnSecret {
-            let expiry = now.seconds + credentialLifetimeSeconds
-            var id: [UInt8] = []
-            for _ in 0..<8 { id.append(UInt8.random(in: 0...255, using: &random)) }
-            let username = "\(expiry):\(Hex.encode(id))"
-            if let mac = ICEServerConfiguration.hmacSHA1(key: secret, message: Array(username.utf8)) {
+            if let credentials = TURNCredentials(for: grantee, secret: secret, lifetimeSeconds: credentialLifetimeSeconds, now: now, random: &random) {
                 servers.append([
                     "urls": .array(turnURLs.map(JSON.string)),
-                    "username": .string(username),
-                    "credential": .string(Base64.encode(mac)),
+                    "username": .string(credentials.username),
+                    "credential": .string(credentials.credential),
                 ])
+            } else if case .nobody = grantee {
+                body.append(("turnMembersOnly", true))
             }
         }
-        return ["iceServers": .array(servers)]
+        return .object([("iceServers", .array(servers))] + body)
     }
 
     /// The host part of a `Host` header: `example.com:8080` → `example.com`,

@@ -23,7 +23,7 @@ public final class RESTRouter {
 
     public let registry: RoomRegistry
     public var iceServers: ICEServerConfiguration
-    private var random: any RandomNumberGenerator
+    var random: any RandomNumberGenerator
 
     public init(registry: RoomRegistry, iceServers: ICEServerConfiguration = ICEServerConfiguration(), random: any RandomNumberGenerator) {
         self.registry = registry
@@ -72,8 +72,7 @@ public final class RESTRouter {
             case (.accept, _): return .respond(try accept(request, address: clientAddress, now: now))
             case (.check, _): return try check(request, now: now)
             case (.purge, _): return .respond(try purge(request, now: now))
-            case (.iceServers, _):
-                return .respond(.json(200, iceServers.body(hostHeader: request.headers["Host"], now: now, random: &random)))
+            case (.iceServers, _): return .respond(try iceServerList(request, now: now))
             case (.health, _): return .respond(.json(200, ["ok": true]))
             }
         } catch {

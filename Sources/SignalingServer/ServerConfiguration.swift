@@ -8,6 +8,8 @@ public struct ServerConfiguration: Sendable {
     public var tlsKeyFile: String?
     public var turnURLs: [String] = []
     public var turnSecret: [UInt8]?
+    /// TURN credentials only for room members who name their room.
+    public var turnMembersOnly = false
     public var missedAcceptsPerMinute = 10
     public var logAddresses = false
 

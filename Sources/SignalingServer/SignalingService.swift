@@ -45,7 +45,9 @@ public final class SignalingService {
         WALCheckpointer.start(path: config.databasePath)
         router = RESTRouter(
             registry: registry,
-            iceServers: ICEServerConfiguration(stunPort: Int(config.stunPort), turnURLs: config.turnURLs, turnSecret: config.turnSecret, fallbackHost: config.host),
+            iceServers: ICEServerConfiguration(
+                stunPort: Int(config.stunPort), turnURLs: config.turnURLs, turnSecret: config.turnSecret,
+                membersOnly: config.turnMembersOnly, fallbackHost: config.host),
             random: SystemRandomNumberGenerator())
         let registry = registry
         hub = SignalingHub(random: SystemRandomNumberGenerator()) { room, now in registry.isJoinable(room, now: now) }

@@ -2,7 +2,7 @@
 enum Commands {
     static let serve = CommandSpec(
         name: "serve",
-        usage: "serve [--host H] [--port P] [--stun-port P] [--db PATH] [--tls-cert F --tls-key F]",
+        usage: "serve [--host H] [--port P] [--stun-port P] [--db PATH] [--tls-cert F --tls-key F] [--turn-url URL]... [--turn-members-only]",
         summary: "Run the signaling server: REST + WebSocket on --port, STUN on --stun-port and the next port.",
         options: [
             .value("host", "H", "Address to listen on (default 0.0.0.0; use :: for IPv6 and IPv4)."),
@@ -13,11 +13,19 @@ enum Commands {
             .value("tls-key", "F", "PEM private key for --tls-cert."),
             .value("turn-url", "URL", "TURN server to hand out with credentials (repeatable).", repeatable: true),
             .value("turn-secret-file", "F", "File holding the TURN shared secret (or set CHATCLI_TURN_SECRET)."),
+            .flag("turn-members-only", "Give TURN credentials only to members of a live room (see above)."),
             .value("rate-limit", "N", "Missed accepts allowed per client address per minute (default 10)."),
             .flag("log-addresses", "Log client addresses in full (they are redacted by default)."),
         ],
         positionals: 0...0,
-        details: "Logs one structured line per request or connection to stderr. Stop with Ctrl-C or SIGTERM."
+        details: """
+            Logs one structured line per request or connection to stderr. Stop with Ctrl-C or SIGTERM.
+
+            TURN credentials (GET /api/ice-servers) are valid 24 h. A client that names its room \
+            (?roomid=R&deviceId=D) gets credentials for that member only, expiring with the room at the latest; \
+            with --turn-members-only, a request that names no room gets the STUN entry alone (chatcli peers \
+            always name their room). Credentials cannot be revoked before they expire.
+            """
     )
 
     static let clientOptions: [OptionSpec] = [

@@ -65,6 +65,10 @@ enum ServeCommand {
         if !config.turnURLs.isEmpty && config.turnSecret == nil {
             throw UsageError(message: "--turn-url needs the shared secret: set CHATCLI_TURN_SECRET or use --turn-secret-file F")
         }
+        config.turnMembersOnly = args.has("turn-members-only")
+        if config.turnMembersOnly && config.turnURLs.isEmpty {
+            throw UsageError(message: "--turn-members-only restricts the TURN servers given with --turn-url, and there are none")
+        }
         if let limit = args.value("rate-limit") {
             guard let n = Int(limit), n > 0 else { throw UsageError(message: "--rate-limit takes a positive number, not '\(limit)'") }
             config.missedAcceptsPerMinute = n

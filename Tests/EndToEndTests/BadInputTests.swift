@@ -55,7 +55,7 @@ import Testing
     @Test(arguments: [
         ["create", "--expires", "10"], ["create", "--expires", "abc"], ["create", "--bogus"], ["join"],
         ["join", "123456", "extra"], ["frobnicate"], ["create", "--server", "ftp://x"], ["serve", "--port", "70000"],
-        ["serve", "--port"], ["serve", "--tls-cert", "/nonexistent.pem"],
+        ["serve", "--port"], ["serve", "--tls-cert", "/nonexistent.pem"], ["serve", "--turn-members-only"],
     ])
     func usageErrorsExitTwo(args: [String]) throws {
         let (status, p) = try run(args)

@@ -11,6 +11,19 @@ struct RelayTests {
         return try ServerProcess(arguments: urls, environment: ["CHATCLI_TURN_SECRET": coturn.secret])
     }
 
+    /// Both peers queue their lines and connect; both `connected` events,
+    /// after checking that each side reports the relay as its path.
+    static func connectThroughTheRelay(_ alice: ChildProcess, _ bob: ChildProcess, _ coturn: Coturn, fromAlice: [String], fromBob: [String])
+        throws -> (alice: [String: Any], bob: [String: Any]) {
+        alice.write(ChatTests.lines(fromAlice))
+        bob.write(ChatTests.lines(fromBob))
+        let connected = try #require(alice.waitForEvent("connected", timeout: 20), "\(alice.transcript)\n\(bob.transcript)\n\(coturn.logTail)")
+        let bobConnected = try #require(bob.waitForEvent("connected"), "\(bob.transcript)")
+        #expect(connected["path"] as? String == "relay")
+        #expect(bobConnected["path"] as? String == "relay")
+        return (connected, bobConnected)
+    }
+
     @Test(arguments: ["udp", "tcp"])
     func relayOnlyPeerChatsThroughTheRelay(transport: String) throws {
         let coturn = try Coturn()
@@ -20,12 +33,7 @@ struct RelayTests {
         let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
         let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
         let fromAlice = ChatTests.messages("a"), fromBob = ChatTests.messages("b")
-        alice.write(ChatTests.lines(fromAlice))
-        bob.write(ChatTests.lines(fromBob))
-        let connected = try #require(alice.waitForEvent("connected", timeout: 20), "\(alice.transcript)\n\(bob.transcript)\n\(coturn.logTail)")
-        let bobConnected = try #require(bob.waitForEvent("connected"), "\(bob.transcript)")
-        #expect(connected["path"] as? String == "relay")
-        #expect(bobConnected["path"] as? String == "relay")
+        let (connected, bobConnected) = try Self.connectThroughTheRelay(alice, bob, coturn, fromAlice: fromAlice, fromBob: fromBob)
         #expect((connected["local"] as? String)?.hasPrefix("relay 127.0.0.1:") == true, "\(connected)")
         #expect((bobConnected["remote"] as? String)?.hasPrefix("relay 127.0.0.1:") == true, "\(bobConnected)")
         ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)

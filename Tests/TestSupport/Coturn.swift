@@ -18,7 +18,8 @@ public final class Coturn {
     private let arguments: [String]
     private let directory: TemporaryDirectory
 
-    public init() throws {
+    /// `verbose` logs each session with its user name (`user <NAME>`).
+    public init(verbose: Bool = false) throws {
         guard Self.executable != nil else { throw TestSupportError("turnserver is not installed") }
         directory = try TemporaryDirectory(prefix: "coturn")
         port = try Self.freePort()
@@ -35,7 +36,7 @@ public final class Coturn {
             // Keep the SQLite user database (unused with a static secret) out
             // of the system paths so parallel servers do not share it.
             "--db=\(directory.file("turndb"))",
-        ]
+        ] + (verbose ? ["--verbose"] : [])
         try launch()
     }
 
@@ -70,10 +71,12 @@ public final class Coturn {
         return (username, Base64.encode(mac.prefix(Int(length))))
     }
 
+    /// The server's log so far.
+    public var log: String { (try? String(contentsOfFile: directory.file("turn.log"), encoding: .utf8)) ?? "(no log)" }
+
     /// The end of the server's log, for failure messages.
     public var logTail: String {
-        let text = (try? String(contentsOfFile: directory.file("turn.log"), encoding: .utf8)) ?? "(no log)"
-        return "--- coturn log (tail)\n" + text.split(separator: "\n").suffix(40).joined(separator: "\n")
+        "--- coturn log (tail)\n" + log.split(separator: "\n").suffix(40).joined(separator: "\n")
     }
 
     /// Ends the server by its PID: SIGTERM, then SIGKILL if it lingers.

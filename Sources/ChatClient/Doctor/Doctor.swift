@@ -21,6 +21,9 @@ public final class Doctor {
         public var nat: NATBehaviour?
         /// One relay round trip per TURN server offered (with credentials).
         var turn: [TURNCheck.Result] = []
+        /// The server gives TURN credentials only to room members, so there
+        /// were none to test (the doctor is in no room).
+        public var turnMembersOnly = false
 
         var summary: String {
             if let nat { return nat.meaning }
@@ -37,7 +40,7 @@ public final class Doctor {
                 "stun_rtt_ms": stunRTTMilliseconds.map { .number(Doctor.rounded($0)) } ?? .null,
                 "srflx": srflx.map(JSON.string) ?? .null,
                 "nat": nat.map { .string($0.rawValue) } ?? .null, "summary": .string(summary),
-                "turn": .array(turn.map(\.json)),
+                "turn": .array(turn.map(\.json)), "turn_members_only": .bool(turnMembersOnly),
             ])
         }
 
@@ -55,8 +58,17 @@ public final class Doctor {
                 lines.append("Address: this host is seen as \(srflx)\(rtt).")
             }
             lines.append("NAT:     " + (nat.map { "\($0.rawValue). " } ?? "") + summary)
-            lines.append("TURN:    " + (turn.isEmpty ? "none offered with credentials (chats need a direct path)" : turn.map(\.text).joined(separator: "\n         ")))
+            lines.append("TURN:    " + turnText)
             return lines.joined(separator: "\n")
+        }
+
+        private var turnText: String {
+            if !turn.isEmpty { return turn.map(\.text).joined(separator: "\n         ") }
+            if turnMembersOnly {
+                return "not tested: this server gives TURN credentials only to members of a room (serve --turn-members-only); "
+                    + "chats get them once paired"
+            }
+            return "none offered with credentials (chats need a direct path)"
         }
     }
 
@@ -98,7 +110,9 @@ public final class Doctor {
 
     private func fetchICEServers(_ done: @escaping (Report) -> Void) {
         http.send(RoomAPI.iceServersRequest(authority: server.authority)) { [self] result in
-            let entries = (try? result.get()).map(RoomAPI.iceServers) ?? []
+            let response = try? result.get()
+            let entries = response.map(RoomAPI.iceServers) ?? []
+            report.turnMembersOnly = response.map(RoomAPI.isTURNMembersOnly) ?? false
             useICEServers(entries.flatMap(\.urls)) { [self] report in
                 checkTURN(ResolvedICEServers(extraICEServers + entries), report, done)
             }
