@@ -42,7 +42,8 @@ import Testing
     /// transports are refused before anything starts.
     @Test(arguments: [
         (["create", "--ice-server", "turn:127.0.0.1:3478"], "CHATCLI_TURN_USERNAME and CHATCLI_TURN_PASSWORD"),
-        (["join", "123456", "--ice-server", "turns:relay.example:5349"], "TLS (stuns:/turns:) is not supported"),
+        (["join", "123456", "--ice-server", "turns:relay.example:5349?transport=udp"], "TURN over DTLS is not supported"),
+        (["join", "123456", "--ice-server", "stuns:stun.example:5349"], "stuns: is not supported"),
         (["create", "--ice-server", "turn:127.0.0.1:3478?transport=sctp"], "TURN transport must be udp or tcp"),
         (["create", "--ice-server", "http://127.0.0.1:3478"], "is not a STUN/TURN URL"),
     ])

@@ -15,11 +15,16 @@ public final class Coturn {
     /// The `static-auth-secret` shared with whoever hands out credentials.
     public let secret: String
     private var process = Process()
-    private let arguments: [String]
+    private var arguments: [String]
     private let directory: TemporaryDirectory
 
+    /// With `tls`: TURN over TLS (`turns:`) on `tlsPort`, with a
+    /// certificate for 127.0.0.1 from a throwaway CA (`certificates`).
+    public private(set) var tlsPort: UInt16?
+    public private(set) var certificates: TestCertificates?
+
     /// `verbose` logs each session with its user name (`user <NAME>`).
-    public init(verbose: Bool = false) throws {
+    public init(verbose: Bool = false, tls: Bool = false) throws {
         guard Self.executable != nil else { throw TestSupportError("turnserver is not installed") }
         directory = try TemporaryDirectory(prefix: "coturn")
         port = try Self.freePort()
@@ -30,13 +35,22 @@ public final class Coturn {
             "-n", "--use-auth-secret", "--static-auth-secret=\(secret)", "--realm=\(realm)",
             "--listening-ip=127.0.0.1", "--relay-ip=127.0.0.1", "--listening-port=\(port)",
             "--min-port=\(relayPorts.lowerBound)", "--max-port=\(relayPorts.upperBound)",
-            "--no-cli", "--no-tls", "--no-dtls", "--allow-loopback-peers",
+            "--no-cli", "--no-dtls", "--allow-loopback-peers",
             "--log-file=\(directory.file("turn.log"))", "--simple-log", "--no-stdout-log",
             "--pidfile=\(directory.file("turnserver.pid"))",
             // Keep the SQLite user database (unused with a static secret) out
             // of the system paths so parallel servers do not share it.
             "--db=\(directory.file("turndb"))",
         ] + (verbose ? ["--verbose"] : [])
+        if tls {
+            let certificates = try TestCertificates.make(in: directory.path)
+            let tlsPort = try Self.freePort()
+            arguments += ["--tls-listening-port=\(tlsPort)", "--cert=\(certificates.certFile)", "--pkey=\(certificates.keyFile)"]
+            self.tlsPort = tlsPort
+            self.certificates = certificates
+        } else {
+            arguments += ["--no-tls"]
+        }
         try launch()
     }
 
