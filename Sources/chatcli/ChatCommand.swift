@@ -67,6 +67,7 @@ enum ChatCommand {
         saving.attach(to: manager, caFile: args.value("ca-file"), loop: loop)
         manager.extraICEServers = args.all("ice-server")
         manager.relayOnly = args.has("relay-only")
+        manager.hardNATProbing = args.has("hard-nat-probing")
         manager.onFinish = { code in
             status = code
             loop.stop()
