@@ -64,9 +64,11 @@ extension ICEAgent {
     /// checked (and retransmitted) like any other pair.
     private func sendHardProbes(to peer: ICECandidate, _ settings: PortProbingConfig, since start: Duration) {
         guard let address = peer.address else { return }
-        let target = due(since: start, limit: probing.locals.count, settings)
+        // After an ICE restart only this generation's sockets are open.
+        let locals = probing.locals.filter { !probing.released.contains($0.base) }
+        let target = due(since: start, limit: locals.count, settings)
         while probing.sent < target {
-            let local = probing.locals[probing.sent]
+            let local = locals[probing.sent]
             probing.sent += 1
             let limit = config.maxPairs + settings.hardSideSockets
             guard let id = checkList.add(local: local, remote: peer, remoteAddress: address, limit: limit) else { continue }
@@ -89,7 +91,7 @@ extension ICEAgent {
         let limit: Int
         switch probing.side {
         case .easy?: limit = min(settings.easySideProbes, settings.ports.count)
-        case .hard?: limit = probing.locals.count
+        case .hard?: limit = probing.locals.count - probing.released.count
         case nil: limit = 0
         }
         guard probing.sent < limit else { return nil }
