@@ -8,8 +8,9 @@ import STUN
 extension PeerLink {
     /// Each STUN server and the port after it: `chatcli serve` answers on
     /// both, and two answers from one IP tell an easy NAT (the same mapped
-    /// address) from a hard one (a new port per destination). Another
-    /// server that is silent on the next port only costs that lookup.
+    /// address) from a hard one (a new port per destination). Behind
+    /// another server that is silent on the next port, the srflx candidate
+    /// waits for that lookup to time out (5.5 s) and goes out untagged.
     static func stunServers(_ servers: [STUNAddress], probing: Bool) -> [STUNAddress] {
         guard probing else { return servers }
         return servers.flatMap { server in
