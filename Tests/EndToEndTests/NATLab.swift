@@ -15,7 +15,8 @@ final class NATLab {
 
     /// `options`: extra `natlab up` arguments such as `--delay-ms 50`.
     init(left: String, right: String = "none", options: [String] = [], turn: Bool = false) throws {
-        prefix = "cc\(left.prefix(3))\(right.prefix(3))\(getpid() % 100_000)"
+        // Unique per lab: suites run in parallel and two may build the same pair.
+        prefix = "cc\(left.prefix(3))\(right.prefix(3))\(getpid() % 100_000)x\(String(UInt16.random(in: 0...UInt16.max), radix: 16))"
         try run(["up", "--prefix", prefix, "--left", left, "--right", right] + options)
         try run(["serve", "--prefix", prefix, "--chatcli", Harness.chatcliPath] + (turn ? [] : ["--no-turn"]))
     }
