@@ -156,7 +156,7 @@ extension ChatManager {
     private func makePeer(isOfferer: Bool) -> PeerLink? {
         do {
             let link = try PeerLink(loop: loop, isOfferer: isOfferer, interfaces: NetworkInterfaces.addresses(), stunServers: iceServers,
-                                    turnServers: turnServers, relayOnly: relayOnly, caFile: http.caFile)
+                                    turnServers: turnServers, relayOnly: relayOnly, caFile: http.caFile, hardNATProbing: hardNATProbing)
             link.onEvent = { [weak self] event in self?.handle(event) }
             peer = link
             for candidate in earlyCandidates { link.connection.addRemoteCandidate(candidate) }

@@ -50,6 +50,8 @@ public final class ChatManager {
     var closingPeer: PeerLink?
     /// Offer and use only relayed candidates (WebRTC `iceTransportPolicy: "relay"`).
     public var relayOnly = false
+    /// `--hard-nat-probing`: birthday-paradox port probing (PeerLink+Probing).
+    public var hardNATProbing = false
     var finishTimer: Timer?
     var pathDownSince: Instant?
     var restartTimer: Timer?

@@ -8,16 +8,18 @@ import STUN
 public final class PeerLink {
     public let connection: PeerConnection
     let loop: EventLoop
-    private var sockets: [STUNAddress: UDPSocket] = [:]
+    var sockets: [STUNAddress: UDPSocket] = [:]
     private var timer: Timer?
     let streams: TURNStreams
     private var closed = false
     public var onEvent: ((PeerConnectionEvent) -> Void)?
 
     /// `turnServers` add relayed candidates (`caFile` is trusted for
-    /// `turns:` ones); `relayOnly` offers nothing else.
+    /// `turns:` ones); `relayOnly` offers nothing else; `hardNATProbing`
+    /// turns on port probing (`PortProbingConfig`).
     public init(loop: EventLoop, isOfferer: Bool, interfaces: [SocketAddress], stunServers: [SocketAddress],
-                turnServers: [ICETURNServer] = [], relayOnly: Bool = false, caFile: String? = nil) throws(ClientError) {
+                turnServers: [ICETURNServer] = [], relayOnly: Bool = false, caFile: String? = nil,
+                hardNATProbing: Bool = false) throws(ClientError) {
         self.loop = loop
         streams = TURNStreams(loop: loop, servers: turnServers, caFile: caFile)
         var bound: [STUNAddress: UDPSocket] = [:]
@@ -28,9 +30,10 @@ public final class PeerLink {
         }
         guard !bound.isEmpty else { throw .protocolViolation("no local address could be bound for UDP") }
         var config = PeerConnectionConfig()
-        config.stunServers = stunServers.compactMap { STUNAddress($0) }
+        config.stunServers = Self.stunServers(stunServers.compactMap { STUNAddress($0) }, probing: hardNATProbing)
         config.turnServers = turnServers
         config.ice.relayOnly = relayOnly
+        config.ice.portProbing = hardNATProbing ? PortProbingConfig() : nil
         do {
             connection = try PeerConnection(isOfferer: isOfferer, localAddresses: bound.keys.sorted { $0.description < $1.description },
                                             config: config, now: loop.now.duration)
@@ -38,15 +41,18 @@ public final class PeerLink {
             for socket in bound.values { socket.close() }
             throw .protocolViolation(error.description)
         }
-        sockets = bound
-        for (base, socket) in bound {
-            socket.onDatagram = { [weak self] bytes, source in
-                guard let self, !self.closed, let from = STUNAddress(source) else { return }
-                self.connection.handleInput(bytes, from: from, to: base, now: self.loop.now.duration)
-                self.pump()
-            }
-        }
+        for (base, socket) in bound { listen(socket, on: base) }
         listenToTURNStreams()
+    }
+
+    /// Datagrams on a local socket go to the connection as received on `base`.
+    func listen(_ socket: UDPSocket, on base: STUNAddress) {
+        sockets[base] = socket
+        socket.onDatagram = { [weak self] bytes, source in
+            guard let self, !self.closed, let from = STUNAddress(source) else { return }
+            self.connection.handleInput(bytes, from: from, to: base, now: self.loop.now.duration)
+            self.pump()
+        }
     }
 
     /// Call after anything was handed to the connection (SDP, candidates, sends).
@@ -54,6 +60,7 @@ public final class PeerLink {
         guard !closed else { return }
         let now = loop.now.duration
         if let due = connection.pollTimeout(), due <= now { connection.handleTimeout(now: now) }
+        serviceProbeSockets()
         sendTransmits()
         while let event = connection.pollEvent() {
             onEvent?(event)

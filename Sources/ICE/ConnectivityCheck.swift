@@ -22,18 +22,24 @@ extension ICEAgent {
     func startCheck(pair id: Int, useCandidate: Bool) {
         guard let credentials = remoteCredentials else { return }
         let pair = checkList[id]
-        var attributes: [STUNAttribute] = [
-            .username("\(credentials.ufrag):\(localCredentials.ufrag)"),
-            .priority(ICEPriority.candidate(type: .prflx, localPreference: pair.local.localPreference)),
-            role == .controlling ? .iceControlling(tieBreaker: tieBreaker) : .iceControlled(tieBreaker: tieBreaker),
-        ]
-        if useCandidate { attributes.append(.useCandidate) }
-        let request = STUNMessage(type: .bindingRequest, transactionID: randomTransactionID(), attributes: attributes)
+        let request = checkRequest(localPreference: pair.local.localPreference, useCandidate: useCandidate)
         if !useCandidate { checkList[id].state = .inProgress }
         startTransaction(
             request, kind: .check(pair: id, useCandidate: useCandidate), base: pair.local.base,
             destination: pair.remoteAddress, key: .shortTerm(password: credentials.pwd),
             policy: config.checkRetransmission)
+    }
+
+    /// The request itself, before MESSAGE-INTEGRITY and FINGERPRINT; needs
+    /// `remoteCredentials`.
+    func checkRequest(localPreference: UInt16, useCandidate: Bool) -> STUNMessage {
+        var attributes: [STUNAttribute] = [
+            .username("\(remoteCredentials?.ufrag ?? ""):\(localCredentials.ufrag)"),
+            .priority(ICEPriority.candidate(type: .prflx, localPreference: localPreference)),
+            role == .controlling ? .iceControlling(tieBreaker: tieBreaker) : .iceControlled(tieBreaker: tieBreaker),
+        ]
+        if useCandidate { attributes.append(.useCandidate) }
+        return STUNMessage(type: .bindingRequest, transactionID: randomTransactionID(), attributes: attributes)
     }
 
     /// §7.2.5: error answers, the symmetry rule, then a valid pair.

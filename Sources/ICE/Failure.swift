@@ -8,7 +8,7 @@ extension ICEAgent {
         let timedOut = now >= startedAt + config.connectTimeout
         let exhausted = remoteEnded && gatheringCompleteSent && remoteCredentials != nil
             && !checkList.hasPendingChecks && !checkList.hasChecksInFlight
-            && !checkList.pairs.contains(where: \.valid) && nominatingPair == nil
+            && !checkList.pairs.contains(where: \.valid) && nominatingPair == nil && !portProbingUnderway
         guard timedOut || exhausted else { return }
         var reason = failureReason()
         if timedOut && !exhausted {

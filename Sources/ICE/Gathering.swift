@@ -69,6 +69,7 @@ extension ICEAgent {
         gatherJobs[job].answered = true
         guard message.type.messageClass == .successResponse, let mapped = message.reflexiveAddress else { return }
         let base = gatherJobs[job].base
+        noteMapped(mapped, job: job)
         guard mapped.family == base.family, !localCandidates.contains(where: { $0.candidate.address == mapped }),
               let host = localCandidates.first(where: { $0.base == base && $0.candidate.type == .host })
         else { return }
@@ -77,7 +78,7 @@ extension ICEAgent {
             priority: ICEPriority.candidate(type: .srflx, localPreference: host.localPreference),
             address: mapped, type: .srflx, related: base, extensions: candidateExtensions)
         localCandidates.append(LocalCandidate(candidate: candidate, base: base, localPreference: host.localPreference))
-        emit(.localCandidate(candidate))
+        announceReflexive(candidate, base: base)
     }
 
     /// Every STUN lookup and TURN allocation answered or timed out.
@@ -99,6 +100,7 @@ extension ICEAgent {
         localCandidates = []
         gatherJobs = []
         gatheringCompleteSent = false
+        probing.reset()
         for host in hosts { addLocalInterface(host.base) }
         verifyRelays()
     }

@@ -60,6 +60,7 @@ public final class ICEAgent {
     var nominatingPair: Int?
     var selectedID: Int?
     var consent = ConsentState()
+    var probing = PortProbingState()
 
     var transmits: [ICETransmit] = []
     var events: [ICEEvent] = []
@@ -97,6 +98,7 @@ public final class ICEAgent {
         }
         // A candidate of an earlier generation (before the peer's restart).
         if let ufrag = candidate.ufrag, ufrag != credentials.ufrag { return }
+        notePeerMapping(candidate)
         if remoteCandidates.contains(where: { $0.address != nil && $0.address == candidate.address && $0.isUDP == candidate.isUDP }) {
             replacePeerReflexive(with: candidate)
             return
@@ -169,6 +171,7 @@ public final class ICEAgent {
         consider(nominationAt)
         if selectedID == nil { consider(startedAt + config.connectTimeout) }
         consider(consentDeadline())
+        consider(portProbingDeadline)
         return deadline
     }
 
@@ -216,7 +219,7 @@ public final class ICEAgent {
     /// base of that family and port.
     func resolveBase(_ address: STUNAddress) -> STUNAddress? {
         let known = hostBases
-        if known.contains(address) { return address }
+        if known.contains(address) || probeLocal(address) != nil { return address }
         guard address.ip.allSatisfy({ $0 == 0 }) else { return nil }
         return known.first { $0.family == address.family && $0.port == address.port }
     }
@@ -229,6 +232,7 @@ public final class ICEAgent {
         startPendingGathering()
         serviceTransactions()
         sendPacedCheck()
+        runPortProbing()
         runNomination()
         runConsent()
         finishGatheringIfDone()

@@ -73,6 +73,9 @@ public struct ICEConfig: Hashable, Sendable {
     /// How long gathering waits for a TURN allocation before reporting
     /// `gatheringComplete` anyway; a later allocation is still trickled.
     public var relayGatherTimeout: Duration = .seconds(5)
+    /// Birthday-paradox port probing between a hard and an easy NAT; off
+    /// (nil) by default.
+    public var portProbing: PortProbingConfig?
 
     public init() {}
 }

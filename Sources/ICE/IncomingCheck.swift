@@ -66,7 +66,7 @@ extension ICEAgent {
     /// (§7.3.1.3), paired with the receiving base.
     private func pairForIncomingCheck(base: STUNAddress, source: STUNAddress, priority: UInt32) -> Int? {
         if let id = checkList.pairID(base: base, remote: source) { return id }
-        guard let local = pairableLocals.first(where: { $0.base == base }) else { return nil }
+        guard let local = pairableLocals.first(where: { $0.base == base }) ?? probeLocal(base) else { return nil }
         let remote: ICECandidate
         if let known = remoteCandidates.first(where: { $0.address == source && $0.isUDP }) {
             remote = known
@@ -77,7 +77,8 @@ extension ICEAgent {
                 address: source, type: .prflx, related: nil, extensions: [])
             remoteCandidates.append(remote)
         }
-        return checkList.add(local: local, remote: remote, remoteAddress: source, limit: config.maxPairs)
+        let limit = config.maxPairs + (config.portProbing?.hardSideSockets ?? 0)
+        return checkList.add(local: local, remote: remote, remoteAddress: source, limit: limit)
     }
 
     /// §7.3.1.4: Waiting, Frozen and Failed pairs get a triggered check; an

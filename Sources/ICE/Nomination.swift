@@ -10,7 +10,8 @@ extension ICEAgent {
         let best = checkList.highest(role: role) { $0.state != .failed }
         if best == id {
             nominationAt = now
-        } else if nominationAt == nil {
+        } else if nominationAt.map({ $0 > now + config.nominationDelay }) ?? true {
+            // Sooner than a relay nomination held back for port probing.
             nominationAt = now + config.nominationDelay
         }
     }
@@ -21,6 +22,10 @@ extension ICEAgent {
         guard role == .controlling, nominatingPair == nil, selectedID == nil, remoteCredentials != nil,
               let id = checkList.highest(role: role, where: { $0.valid && $0.state == .succeeded })
         else { return }
+        if let later = portProbingDefers(nominating: id) {
+            nominationAt = later
+            return
+        }
         nominatingPair = id
         startCheck(pair: id, useCandidate: true)
     }

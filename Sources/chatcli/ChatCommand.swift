@@ -70,6 +70,7 @@ enum ChatCommand {
         saving.attach(to: manager, caFile: args.value("ca-file"), loop: loop)
         manager.extraICEServers = iceServers
         manager.relayOnly = args.has("relay-only")
+        manager.hardNATProbing = args.has("hard-nat-probing")
         manager.onFinish = { code in
             status = code
             loop.stop()

@@ -34,6 +34,7 @@ enum Commands {
                + "TURN credentials: CHATCLI_TURN_USERNAME and CHATCLI_TURN_PASSWORD.", repeatable: true),
         .value("ca-file", "F", "Trust this CA (PEM) for an https:// server instead of the system store."),
         .flag("relay-only", "Connect only through the server's TURN relay: your peer never sees your IP addresses."),
+        .flag("hard-nat-probing", "Experimental: against a symmetric NAT, find a direct path by probing many ports (both sides need it)."),
         .flag("json", "Print one JSON event per line (for scripts)."),
         .flag("no-store", "Do not save this session."),
         .value("name", "NAME", "Save the session under this name (default: the code)."),
@@ -51,7 +52,7 @@ enum Commands {
 
     static let create = CommandSpec(
         name: "create",
-        usage: "create [--server URL] [--expires SECONDS] [--relay-only] [--json] [--no-store] [--name NAME] [--passphrase-fd N]",
+        usage: "create [--server URL] [--expires SECONDS] [--relay-only] [--hard-nat-probing] [--json] [--no-store] [--name NAME] [--passphrase-fd N]",
         summary: "Start a chat: prints a 6-digit code for your peer to join with, then waits for them.",
         options: [.value("expires", "SECONDS", "How long the code and room live, 60…86400 (default 3600).")] + clientOptions,
         positionals: 0...0,
@@ -67,7 +68,7 @@ enum Commands {
 
     static let join = CommandSpec(
         name: "join",
-        usage: "join CODE [--server URL] [--relay-only] [--json] [--no-store] [--name NAME] [--passphrase-fd N]",
+        usage: "join CODE [--server URL] [--relay-only] [--hard-nat-probing] [--json] [--no-store] [--name NAME] [--passphrase-fd N]",
         summary: "Join the chat your peer created, with the 6-digit code they gave you.",
         options: clientOptions,
         positionals: 1...1,

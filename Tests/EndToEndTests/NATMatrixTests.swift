@@ -50,13 +50,13 @@ struct NATMatrixTests {
     /// Runs `create` on left and `join` on right, sends `fromLeft` and
     /// `fromRight`, and checks both sides got exactly the other's lines, in
     /// order, both relayed or both direct. Returns the joiner's path and the time from
-    /// starting `join` to its `connected` event.
-    static func chat(in lab: NATLab, from fromLeft: [String], _ fromRight: [String],
+    /// starting `join` to its `connected` event. `flags` go to both sides.
+    static func chat(in lab: NATLab, from fromLeft: [String], _ fromRight: [String], flags: [String] = [],
                      connectTimeout: TimeInterval = 30, messageTimeout: TimeInterval = 60) throws -> (path: String, seconds: Double) {
-        let creator = try lab.chatcli("left", ["create"], name: "left")
+        let creator = try lab.chatcli("left", ["create"] + flags, name: "left")
         let code = try #require(creator.waitForEvent("code", timeout: 20)?["code"] as? String, "\(creator.transcript)")
         let started = Date()
-        let joiner = try lab.chatcli("right", ["join", code], name: "right")
+        let joiner = try lab.chatcli("right", ["join", code] + flags, name: "right")
         creator.write(ChatTests.lines(fromLeft))
         joiner.write(ChatTests.lines(fromRight))
         let both = { "\(creator.transcript.suffix(3000))\n\(joiner.transcript.suffix(3000))" }

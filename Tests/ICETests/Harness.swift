@@ -20,6 +20,8 @@ final class Harness {
     }
 
     static let stunServer = STUNAddress(ipv4: 198, 51, 100, 1, port: 3478)
+    /// The same server's second port, which port probing asks too.
+    static let stunServerNextPort = STUNAddress(ipv4: 198, 51, 100, 1, port: 3479)
     static let turnServer = STUNAddress(ipv4: 198, 51, 100, 2, port: 3478)
 
     let network: SimulatedNetwork
@@ -35,12 +37,17 @@ final class Harness {
     /// Set if an agent asked to be woken at the same instant over and over.
     private(set) var busyLoop = false
     var config = ICEConfig()
+    /// NATs created from now on pick random ports, as Linux does.
+    var randomNATPorts = false
+    /// Every datagram an agent sends, with when.
+    private(set) var sent: [(at: Duration, from: String, transmit: ICETransmit)] = []
 
     let turn: SimTURNServer
 
     init(seed: UInt64, conditions: LinkConditions = LinkConditions()) {
         network = SimulatedNetwork(seed: seed, conditions: conditions)
         network.addSTUNServer(Self.stunServer)
+        network.addSTUNServer(Self.stunServerNextPort)
         turn = network.addTURNServer(Self.turnServer)
         rng = SeededGenerator(seed: seed ^ 0xA5A5_5A5A)
     }
@@ -63,7 +70,8 @@ final class Harness {
             realm = network.publicRealm
             ip = hostIP ?? [203, 0, 113, 10 * index]
         } else {
-            let nat = NAT(kind: kind, publicIP: publicIP ?? [203, 0, 113, index])
+            let nat = NAT(kind: kind, publicIP: publicIP ?? [203, 0, 113, index],
+                          randomPorts: randomNATPorts ? SeededGenerator(seed: rng.next()) : nil)
             realm = network.addRealm("lan-\(name)", nat: nat)
             ip = hostIP ?? [10, index, 0, 2]
         }
@@ -80,6 +88,7 @@ final class Harness {
             agent.addLocalInterface(local)
         }
         if stun { agent.addSTUNServer(Self.stunServer) }
+        if stun && config.portProbing != nil { agent.addSTUNServer(Self.stunServerNextPort) }
         for transport in turn {
             agent.addTURNServer(Self.turnServer, transport: transport, username: SimTURNServer.username, password: SimTURNServer.password)
         }
@@ -107,7 +116,9 @@ final class Harness {
     }
 
     private func drain(_ peer: SimPeer) {
+        openProbeSockets(peer)
         while let transmit = peer.agent.pollTransmit() {
+            sent.append((network.now, peer.name, transmit))
             switch transmit.route {
             case .datagram: network.send(transmit.bytes, from: transmit.source, to: transmit.destination, in: peer.realm)
             case .turnStream: network.sendStream(transmit.bytes, from: peer, to: transmit.destination)
@@ -126,6 +137,20 @@ final class Harness {
             default:
                 break
             }
+        }
+    }
+
+    /// What a runtime does for port probing: binds the sockets asked for
+    /// (ports 20000 up) and unbinds the released ones.
+    private func openProbeSockets(_ peer: SimPeer) {
+        if let request = peer.agent.pollProbeSocketRequest() {
+            let bases = (0..<request.count).compactMap { STUNAddress(ip: request.base.ip, port: UInt16(20000 + $0)) }
+            for base in bases { peer.realm.endpoints[base] = .peer(peer) }
+            peer.agent.addProbeBases(bases, now: network.now)
+        }
+        for base in peer.agent.pollReleasedProbeBases() {
+            peer.realm.endpoints[base] = nil
+            peer.releasedProbeBases += 1
         }
     }
 

@@ -41,6 +41,9 @@ final class NAT {
     let kind: NATKind
     let publicIP: [UInt8]
     private var nextPort: UInt16 = 40000
+    /// Like Linux `--random-fully`: each new mapping on a random free port
+    /// in 1024…65535; otherwise ports count up from 40000.
+    private var randomPorts: SeededGenerator?
 
     private struct MappingKey: Hashable {
         let internalAddress: STUNAddress
@@ -57,9 +60,21 @@ final class NAT {
     private var mappings: [MappingKey: UInt16] = [:]
     private var bindings: [UInt16: Binding] = [:]
 
-    init(kind: NATKind, publicIP: [UInt8]) {
+    init(kind: NATKind, publicIP: [UInt8], randomPorts: SeededGenerator? = nil) {
         self.kind = kind
         self.publicIP = publicIP
+        self.randomPorts = randomPorts
+    }
+
+    private func newPort() -> UInt16 {
+        guard var generator = randomPorts else {
+            defer { nextPort &+= 1 }
+            return nextPort
+        }
+        defer { randomPorts = generator }
+        var port = UInt16.random(in: 1024...65535, using: &generator)
+        while bindings[port] != nil { port = UInt16.random(in: 1024...65535, using: &generator) }
+        return port
     }
 
     /// The public source of a packet from `internalAddress` to
@@ -78,8 +93,7 @@ final class NAT {
         if let existing = mappings[key] {
             port = existing
         } else {
-            port = nextPort
-            nextPort &+= 1
+            port = newPort()
             mappings[key] = port
             bindings[port] = Binding(internalAddress: internalAddress)
         }

@@ -208,6 +208,7 @@ final class SimPeer {
     var events: [ICEEvent] = []
     var states: [ICEState] = []
     var receivedData: [[UInt8]] = []
+    var releasedProbeBases = 0
 
     init(name: String, agent: ICEAgent, realm: SimulatedNetwork.Realm, addresses: [STUNAddress]) {
         self.name = name
