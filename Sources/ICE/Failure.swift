@@ -9,7 +9,10 @@ extension ICEAgent {
         let exhausted = remoteEnded && gatheringCompleteSent && remoteCredentials != nil
             && !checkList.hasPendingChecks && !checkList.hasChecksInFlight
             && !checkList.pairs.contains(where: \.valid) && nominatingPair == nil && !portProbingUnderway
-        guard timedOut || exhausted else { return }
+        // Relay-only with every allocation given up: nothing can ever connect.
+        let noRelay = config.relayOnly && relays.allSatisfy(\.finished)
+            && !localCandidates.contains(where: { $0.candidate.type == .relay })
+        guard timedOut || exhausted || noRelay else { return }
         var reason = failureReason()
         if timedOut && !exhausted {
             reason = "no connection after \(config.connectTimeout.wholeMilliseconds / 1000) s: " + reason

@@ -86,6 +86,7 @@ public final class ICEAgent {
         let buffered = bufferedRemoteCandidates
         bufferedRemoteCandidates = []
         for candidate in buffered { addRemoteCandidate(candidate) }
+        evaluateFailure()
     }
 
     /// A trickled remote candidate. Candidates that cannot be checked (TCP,
@@ -114,6 +115,8 @@ public final class ICEAgent {
     /// The peer signalled end-of-candidates (an empty candidate string).
     public func remoteEndOfCandidates() {
         remoteEnded = true
+        // With nothing left to check, failing must not wait for a timer.
+        evaluateFailure()
     }
 
     /// A STUN datagram received on `localBase` from `source`, or anything a

@@ -49,11 +49,21 @@ struct RelayTests {
         #expect(harness.b.events.contains(.gatheringComplete) && harness.a.events.contains(.gatheringComplete))
     }
 
-    @Test func relayOnlyWithoutAnAllocationFailsWithAClearReason() {
-        let harness = Harness.pair(.none, .none, seed: 402, turn: [], relayOnlyA: true)
+    /// Both sides fail at once (not at the connect timeout): the relay-only
+    /// side has nothing to offer, and the peer learns it from the
+    /// end-of-candidates, whenever that arrives.
+    @Test(arguments: [Duration.zero, .seconds(2)])
+    func relayOnlyWithoutAnAllocationFailsWithAClearReason(credentialsDelay: Duration) {
+        let harness = Harness(seed: 402)
+        harness.credentialsDelay = credentialsDelay
+        harness.addPeer("A", role: .controlling, relayOnly: true)
+        harness.addPeer("B", role: .controlled)
+        harness.exchangeCredentials()
         harness.runUntilBothDone()
         #expect(harness.a.failureReason?.contains("relay-only mode, but no TURN relay could be allocated") == true,
                 "\(harness.a.failureReason ?? "")")
+        #expect(harness.b.failureReason?.contains("no remote candidates received") == true, "\(harness.b.failureReason ?? "")")
+        #expect(harness.network.now < .seconds(5) + credentialsDelay, "failed only at \(harness.network.now)")
     }
 
     @Test func aSilentTURNServerDoesNotHoldUpGathering() {

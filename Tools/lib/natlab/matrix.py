@@ -25,10 +25,13 @@ KINDS = ["none", "cone", "symmetric", "blocked"]
 SIZES = [5, 100, 1199, 1200, 4096, 300, 16384, 2, 65536, 30000]
 
 
-def expected_path(left, right):
-    """Relay exactly when no direct path exists (see the natlab header)."""
+def expected_path(left, right, probing=False):
+    """Relay exactly when no direct path exists (see the natlab header).
+    With port probing, a symmetric NAT against a cone goes direct too."""
     if "blocked" in (left, right):
         return "relay"
+    if probing and {left, right} == {"symmetric", "cone"}:
+        return "direct"
     hard = {"symmetric", "cone"}
     if {left, right} <= hard and "symmetric" in (left, right):
         return "relay"
@@ -137,8 +140,8 @@ def path_class(path):
 
 def run_pair(args, left, right):
     exec_in = [args.natlab, "exec", "--prefix", args.prefix]
-    client = ["--server", SERVER, "--json", "--no-store"]
-    result = {"left": left, "right": right, "expected": expected_path(left, right),
+    client = ["--server", SERVER, "--json", "--no-store"] + (["--hard-nat-probing"] if args.hard_nat_probing else [])
+    result = {"left": left, "right": right, "expected": expected_path(left, right, args.hard_nat_probing),
               "delay_ms": args.delay_ms, "loss_pct": args.loss_pct, "messages": args.messages,
               "path": None, "connect_s": None, "delivered": False, "ok": False, "error": None}
     creator = Peer("left", exec_in + ["left", "--", args.chatcli, "create"] + client)
@@ -230,6 +233,8 @@ def main():
     parser.add_argument("--message-timeout", type=float, default=60)
     parser.add_argument("--prefix", default="nlmatrix")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--hard-nat-probing", action="store_true",
+                        help="run both peers with --hard-nat-probing (symmetric x cone is then expected direct)")
     args = parser.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(args.natlab)))
     args.chatcli = os.path.abspath(args.chatcli or os.environ.get("CHATCLI_BIN") or root + "/.build/debug/chatcli")
