@@ -4,26 +4,28 @@ import Runtime
 import STUN
 
 /// Runs a `PeerConnection` on the event loop: one UDP socket per local
-/// address, the connection's timer, and its events handed to the chat.
+/// address (kept in step with the machine's addresses by
+/// `networkChanged(to:)`), the connection's timer, and its events handed
+/// to the chat.
 public final class PeerLink {
     public let connection: PeerConnection
     let loop: EventLoop
-    private var sockets: [STUNAddress: UDPSocket] = [:]
+    var sockets: [STUNAddress: UDPSocket] = [:]
     private var timer: Timer?
     let streams: TURNStreams
-    private var closed = false
+    private(set) var closed = false
     public var onEvent: ((PeerConnectionEvent) -> Void)?
 
-    /// `turnServers` add relayed candidates (`caFile` is trusted for
-    /// `turns:` ones); `relayOnly` offers nothing else.
+    /// `interfaces`: the machine's addresses (`NetworkInterfaces.addresses()`).
+    /// `turnServers` add relayed candidates
+    /// (`caFile` is trusted for `turns:` ones); `relayOnly` offers nothing else.
     public init(loop: EventLoop, isOfferer: Bool, interfaces: [SocketAddress], stunServers: [SocketAddress],
                 turnServers: [ICETURNServer] = [], relayOnly: Bool = false, caFile: String? = nil) throws(ClientError) {
         self.loop = loop
         streams = TURNStreams(loop: loop, servers: turnServers, caFile: caFile)
         var bound: [STUNAddress: UDPSocket] = [:]
         for address in interfaces {
-            guard let socket = try? UDPSocket(loop: loop, bind: address.with(port: 0)),
-                  let base = STUNAddress(socket.localAddress) else { continue }
+            guard let (base, socket) = Self.bind(address, loop: loop) else { continue }
             bound[base] = socket
         }
         guard !bound.isEmpty else { throw .protocolViolation("no local address could be bound for UDP") }
@@ -39,14 +41,25 @@ public final class PeerLink {
             throw .protocolViolation(error.description)
         }
         sockets = bound
-        for (base, socket) in bound {
-            socket.onDatagram = { [weak self] bytes, source in
-                guard let self, !self.closed, let from = STUNAddress(source) else { return }
-                self.connection.handleInput(bytes, from: from, to: base, now: self.loop.now.duration)
-                self.pump()
-            }
-        }
+        for (base, socket) in bound { listen(on: socket, base: base) }
         listenToTURNStreams()
+    }
+
+    static func bind(_ address: SocketAddress, loop: EventLoop) -> (STUNAddress, UDPSocket)? {
+        guard let socket = try? UDPSocket(loop: loop, bind: address.with(port: 0)) else { return nil }
+        guard let base = STUNAddress(socket.localAddress) else {
+            socket.close()
+            return nil
+        }
+        return (base, socket)
+    }
+
+    func listen(on socket: UDPSocket, base: STUNAddress) {
+        socket.onDatagram = { [weak self] bytes, source in
+            guard let self, !self.closed, let from = STUNAddress(source) else { return }
+            self.connection.handleInput(bytes, from: from, to: base, now: self.loop.now.duration)
+            self.pump()
+        }
     }
 
     /// Call after anything was handed to the connection (SDP, candidates, sends).
