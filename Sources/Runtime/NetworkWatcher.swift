@@ -70,11 +70,10 @@ public final class NetworkWatcher {
         var sawSomething = false
         while true {
             let count = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT))
-            if count > 0 { sawSomething = true; continue }
             if count < 0 && errno == EINTR { continue }
-            // ENOBUFS: the kernel dropped messages; something changed.
-            if count < 0 && errno == ENOBUFS { sawSomething = true; continue }
-            break
+            // ENOBUFS: the kernel dropped messages, so something changed too.
+            guard count > 0 || (count < 0 && errno == ENOBUFS) else { break }
+            sawSomething = true
         }
         guard sawSomething else { return }
         timer?.cancel()
