@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CShims.h"
 #include <errno.h>
+#include <unistd.h>
 #include <sys/time.h>
 #include <openssl/bio.h>
 
@@ -33,3 +34,18 @@ int cshims_rl_end(void) { return rl_end; }
 const char *cshims_rl_line_buffer(void) { return rl_line_buffer; }
 void cshims_rl_set_catch_signals(int on) { rl_catch_signals = on; rl_catch_sigwinch = on; }
 void cshims_rl_set_erase_empty_line(int on) { rl_erase_empty_line = on; }
+
+int cshims_netlink_route_socket(void) {
+    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
+    if (fd < 0) return -1;
+    struct sockaddr_nl local = {0};
+    local.nl_family = AF_NETLINK;
+    local.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE;
+    if (bind(fd, (struct sockaddr *)&local, sizeof local) < 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}

@@ -195,6 +195,8 @@ extension ChatManager {
             pathLost(reason)
         case .reconnected(let info):
             pathRestored(info)
+        case .networkChanged(let reason):
+            networkChanged(reason)
         case .closed:
             peerLeft()
         case .failed(let reason):

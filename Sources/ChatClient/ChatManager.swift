@@ -56,6 +56,8 @@ public final class ChatManager {
     var pathDownSince: Instant?
     var restartTimer: Timer?
     var restartBackoff = Backoff(base: .seconds(1), cap: .seconds(15))
+    /// Addresses and default routes (see ChatManager+NetworkChange).
+    var networkWatcher: NetworkWatcher?
     /// `--ice-server` URLs, used with (or, for servers without the API, instead of) the server's.
     public var extraICEServers: [ICEServerEntry] = []
     public var onFinish: ((Int32) -> Void)?
@@ -75,6 +77,7 @@ public final class ChatManager {
     }
 
     public func start() {
+        followNetworkChanges()
         switch mode {
         case .create(let expiresIn): createRoom(expiresIn: expiresIn, attemptsLeft: 20)
         case .join(let code): acceptCode(code)
@@ -335,6 +338,7 @@ public final class ChatManager {
         state = .finished
         finishTimer?.cancel()
         restartTimer?.cancel()
+        networkWatcher?.close()
         peer?.shutDown()
         closingPeer?.shutDown()
         http.close()

@@ -4,16 +4,19 @@ import Runtime
 import STUN
 
 /// Runs a `PeerConnection` on the event loop: one UDP socket per local
-/// address, the connection's timer, and its events handed to the chat.
+/// address (kept in step with the machine's addresses by
+/// `networkChanged(to:)`), the connection's timer, and its events handed
+/// to the chat.
 public final class PeerLink {
     public let connection: PeerConnection
     let loop: EventLoop
     var sockets: [STUNAddress: UDPSocket] = [:]
     private var timer: Timer?
     let streams: TURNStreams
-    private var closed = false
+    private(set) var closed = false
     public var onEvent: ((PeerConnectionEvent) -> Void)?
 
+    /// `interfaces`: the machine's addresses (`NetworkInterfaces.addresses()`).
     /// `turnServers` add relayed candidates (`caFile` is trusted for
     /// `turns:` ones); `relayOnly` offers nothing else; `hardNATProbing`
     /// turns on port probing (`PortProbingConfig`).
@@ -24,8 +27,7 @@ public final class PeerLink {
         streams = TURNStreams(loop: loop, servers: turnServers, caFile: caFile)
         var bound: [STUNAddress: UDPSocket] = [:]
         for address in interfaces {
-            guard let socket = try? UDPSocket(loop: loop, bind: address.with(port: 0)),
-                  let base = STUNAddress(socket.localAddress) else { continue }
+            guard let (base, socket) = Self.bind(address, loop: loop) else { continue }
             bound[base] = socket
         }
         guard !bound.isEmpty else { throw .protocolViolation("no local address could be bound for UDP") }
@@ -43,6 +45,15 @@ public final class PeerLink {
         }
         for (base, socket) in bound { listen(socket, on: base) }
         listenToTURNStreams()
+    }
+
+    static func bind(_ address: SocketAddress, loop: EventLoop) -> (STUNAddress, UDPSocket)? {
+        guard let socket = try? UDPSocket(loop: loop, bind: address.with(port: 0)) else { return nil }
+        guard let base = STUNAddress(socket.localAddress) else {
+            socket.close()
+            return nil
+        }
+        return (base, socket)
     }
 
     /// Datagrams on a local socket go to the connection as received on `base`.

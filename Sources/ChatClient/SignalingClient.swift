@@ -25,6 +25,8 @@ public final class SignalingClient {
     var backoff = Backoff()
     public var heartbeatInterval: Duration = .seconds(25)
     public var heartbeatTimeout: Duration = .seconds(10)
+    /// How soon a probe after a network change must be answered.
+    public var probeTimeout: Duration = .seconds(2)
     public var onEvent: ((SignalingEvent) -> Void)?
 
     private var stream: (any ByteStream)?
@@ -190,6 +192,28 @@ public final class SignalingClient {
             break
         }
         armHeartbeat()
+    }
+
+    /// The machine's network changed (`addresses`: its usable addresses
+    /// now). A socket whose local address is gone is dead without knowing it
+    /// (nothing can leave from that address, not even a FIN), so it is
+    /// replaced at once; any other must answer a ping within `probeTimeout`,
+    /// since its route may have moved.
+    public func networkChanged(addresses: Set<SocketAddress>) {
+        guard let stream, var hb = heartbeat else { return }
+        if let local = Self.localAddress(of: stream), !addresses.contains(local.with(port: 0)) {
+            drop(.connectionLost("the network changed"))
+            return
+        }
+        hb.probe(now: loop.now.duration, timeout: probeTimeout)
+        heartbeat = hb
+        armHeartbeat()
+    }
+
+    private static func localAddress(of stream: any ByteStream) -> SocketAddress? {
+        if let tcp = stream as? TCPConnection { return tcp.localAddress }
+        if let tls = stream as? TLSStream { return localAddress(of: tls.transport) }
+        return nil
     }
 
     /// The socket is gone: tear it down and, unless the user left, come back.

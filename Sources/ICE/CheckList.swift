@@ -85,6 +85,16 @@ struct CheckList: Sendable {
 
     var hasChecksInFlight: Bool { pairs.contains { $0.state == .inProgress } }
 
+    /// The pairs sending from `base` can carry nothing any more (its
+    /// socket or allocation is gone).
+    mutating func failPairs(base: STUNAddress) {
+        for index in pairs.indices where pairs[index].local.base == base {
+            pairs[index].state = .failed
+            pairs[index].valid = false
+        }
+        triggered.removeAll { pairs[$0].local.base == base }
+    }
+
     /// §8.1.2: once a pair is nominated, Waiting and Frozen pairs are
     /// dropped (marked failed here so ids stay stable).
     mutating func pruneAfterNomination() {

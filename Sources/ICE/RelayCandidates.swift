@@ -68,10 +68,7 @@ extension ICEAgent {
     private func relayLost(_ index: Int) {
         guard let relayed = relays[index].relayed else { return }
         relays[index].relayed = nil
-        for pair in checkList.pairs where pair.local.base == relayed && pair.state != .failed {
-            checkList[pair.id].state = .failed
-            checkList[pair.id].valid = false
-        }
+        checkList.failPairs(base: relayed)
     }
 
     /// Once a relayed pair is selected, data goes as ChannelData (4 bytes

@@ -44,7 +44,10 @@ extension PeerConnection {
             agent.remoteEndOfCandidates()
             return
         }
-        if let candidate = ICECandidate(sdpAttribute: text) { agent.addRemoteCandidate(candidate) }
+        if let candidate = ICECandidate(sdpAttribute: text) {
+            noticePeerNetworkChange(candidate)
+            agent.addRemoteCandidate(candidate)
+        }
         drainICE()
     }
 
@@ -78,6 +81,7 @@ extension PeerConnection {
         if restart, fingerprint != remoteFingerprint { throw .certificateChanged }
         remote = description
         remoteFingerprint = fingerprint
+        remoteDescriptionAt = now
         agent.setRemoteCredentials(ufrag: description.iceUfrag, pwd: description.icePwd)
         for candidate in description.candidates {
             if let c = ICECandidate(sdpAttribute: candidate) { agent.addRemoteCandidate(c) }

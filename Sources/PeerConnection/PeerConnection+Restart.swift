@@ -45,15 +45,19 @@ extension PeerConnection {
         return Fingerprint(sdpValue: "\(fp.algorithm) \(fp.value)")
     }
 
-    /// ICE has a working pair again after an outage: SCTP retransmits what
-    /// is outstanding at once, and the owner hears the new path.
+    /// ICE has a working pair again after an outage, or the chat moved to
+    /// another pair (a restart the peer ran after its network changed):
+    /// SCTP retransmits what is outstanding at once, and the owner hears the
+    /// new path.
     func pathRestored() {
-        guard pathDown else { return }
+        let current = currentConnectionInfo()
+        let moved = info.map { old in current.map { $0.local != old.local || $0.remote != old.remote } ?? false } ?? false
+        guard pathDown || moved else { return }
         pathDown = false
         sctp?.pathRestored(now: now)
-        if let connection = currentConnectionInfo() {
-            info = connection
-            events.append(.reconnected(connection))
+        if let current {
+            info = current
+            events.append(.reconnected(current))
         }
         flush()
     }

@@ -35,6 +35,8 @@ public final class PeerConnection {
     var info: ConnectionInfo?
     var finished = false
     var pathDown = false
+    /// When the current remote description was applied (see `PeerConnection+NetworkChange`).
+    var remoteDescriptionAt: Duration?
 
     public init(isOfferer: Bool, localAddresses: [STUNAddress], config: PeerConnectionConfig = PeerConnectionConfig(),
                 now: Duration, random: any RandomNumberGenerator = SystemRandomNumberGenerator()) throws(PeerConnectionError) {

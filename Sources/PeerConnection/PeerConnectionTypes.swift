@@ -46,6 +46,11 @@ public enum PeerConnectionEvent: Sendable, Equatable {
     /// A working path again after `disconnected` (consent came back or an
     /// ICE restart selected a new pair); the channel carried on.
     case reconnected(ConnectionInfo)
+    /// The network changed under the connection (ours: an address came or
+    /// went; or the peer's: it trickled a host candidate after the pair was
+    /// selected). The path is presumed down: the offerer restarts ICE at
+    /// once (`restartICE`), `reconnected` follows.
+    case networkChanged(String)
     /// The peer closed the channel or the association.
     case closed
     case failed(String)

@@ -65,6 +65,7 @@ public final class SignalingHub {
 
     private var members: [ConnectionID: Member] = [:]
     private var rooms: [RoomID: Seats] = [:]
+    private var probes: [ConnectionID] = []
     private var random: any RandomNumberGenerator
     private let roomIsJoinable: (RoomID, UnixTime) -> Bool
 
@@ -80,6 +81,13 @@ public final class SignalingHub {
 
     /// The `clientId` this connection was given.
     public func clientID(of connection: ConnectionID) -> String? { members[connection].map { Self.render($0.clientID) } }
+
+    /// Seat holders of rooms someone found full: each should prove it is
+    /// alive (a ping answered promptly), or lose its seat (`disconnect`).
+    public func pollProbes() -> [ConnectionID] {
+        defer { probes = [] }
+        return probes
+    }
 
     public func connect(_ connection: ConnectionID) -> [Outbound] {
         let id = random.next()
@@ -124,7 +132,12 @@ public final class SignalingHub {
             return [Outbound(connection, .roomJoined(roomId: roomId, userCount: count, isInitiator: member.seat == 0, ready: count == 2))]
         }
         var seats = rooms[id] ?? Seats()
-        guard let seat = seats.freeSeat else { return [Outbound(connection, .roomFull)] }
+        guard let seat = seats.freeSeat else {
+            // A member whose network changed comes back on a new socket while
+            // its old one still holds the seat, silently dead: ask the holders.
+            probes += [seats.initiator, seats.other].compactMap { $0 }
+            return [Outbound(connection, .roomFull)]
+        }
         // Moving to another room leaves the old one first.
         var out = vacate(connection, tellPeer: { .peerLeft(roomId: $0.rawValue) }).1
         seats[seat] = connection

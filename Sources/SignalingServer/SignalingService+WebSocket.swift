@@ -33,6 +33,7 @@ extension SignalingService {
             switch event {
             case .text(let text):
                 deliver(hub.receive(connection.id, text: text, now: now))
+                for id in hub.pollProbes() { probe(id) }
             case .binary:
                 connection.send(text: ServerMessage.error(.invalidMessage).json.serialized)
             case .messageTooBig:
@@ -49,6 +50,22 @@ extension SignalingService {
     func deliver(_ outbound: [Outbound]) {
         for message in outbound {
             connections[message.connection]?.send(text: message.text)
+        }
+    }
+
+    /// A seat holder must answer a ping within `probeTimeout` or it is
+    /// dropped like a socket that missed the heartbeat, so a member back on
+    /// a new socket gets its seat in seconds, not `deadAfter`.
+    func probe(_ id: ConnectionID) {
+        guard let connection = connections[id], case .webSocket = connection.mode, var ws = connection.socket else { return }
+        let sentAt = loop.now
+        _ = ws.ping()
+        connection.socket = ws
+        connection.pingOutstanding = true
+        connection.flush()
+        loop.schedule(after: Self.probeTimeout) { [weak connection] in
+            guard let connection, connection.lastActivity <= sentAt else { return }
+            connection.stream.abort()
         }
     }
 

@@ -88,7 +88,7 @@ final class BenchPeer {
                     isOpen = true
                     onOpen?()
                 case .message(let text): onMessage?(text)
-                case .failed(let reason), .disconnected(let reason): failure = failure ?? reason
+                case .failed(let reason), .disconnected(let reason), .networkChanged(let reason): failure = failure ?? reason
                 case .closed: failure = failure ?? "closed"
                 case .iceConnected, .reconnected, .controlOpen, .controlMessage: break
                 }

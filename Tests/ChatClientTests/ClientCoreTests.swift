@@ -159,3 +159,23 @@ import Wire
         for bad in ["stun:", "stun:[::1", "stun:[::1]x", "stun:h:0", "http://h", "stun:u@h"] { #expect(ICEServerURL(bad) == nil, "\(bad)") }
     }
 }
+
+@Suite struct HeartbeatProbeTests {
+    @Test func aProbePingsAtOnceAndTimesOutSoonerThanTheHeartbeat() {
+        var hb = Heartbeat(now: .zero)
+        hb.probe(now: .seconds(3), timeout: .seconds(2))
+        #expect(hb.deadline == .seconds(3))
+        #expect(hb.poll(now: .seconds(3)) == .sendPing)
+        #expect(hb.deadline == .seconds(5))
+        #expect(hb.poll(now: .seconds(5)) == .timedOut)
+    }
+
+    @Test func anAnsweredProbeLeavesTheUsualSchedule() {
+        var hb = Heartbeat(now: .zero)
+        hb.probe(now: .seconds(3), timeout: .seconds(2))
+        #expect(hb.poll(now: .seconds(3)) == .sendPing)
+        hb.pongReceived()
+        #expect(hb.poll(now: .seconds(6)) == nil)
+        #expect(hb.deadline == .seconds(28))
+    }
+}

@@ -194,3 +194,15 @@ private struct HubScene {
     for i in 0..<10_000 { _ = f.hub.disconnect(ConnectionID(UInt64(i))) }
     #expect(f.hub.connectionCount == 0)
 }
+
+/// A member back on a new socket while its old one silently holds the seat:
+/// the holders are named for a liveness probe, nobody else is.
+@Test func roomFullNamesTheSeatHoldersForAProbe() throws {
+    let s = try HubScene()
+    _ = s.join(s.a)
+    _ = s.join(s.b)
+    #expect(s.hub.pollProbes().isEmpty)
+    _ = s.join(s.c)
+    #expect(Set(s.hub.pollProbes()) == [s.a, s.b])
+    #expect(s.hub.pollProbes().isEmpty)
+}

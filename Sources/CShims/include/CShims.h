@@ -15,6 +15,8 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <ifaddrs.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <stdio.h>
 #include <readline/readline.h>
 #include <readline/history.h>
@@ -47,6 +49,10 @@ sqlite3_destructor_type cshims_sqlite_transient(void);
 
 // accept4 is a GNU extension hidden from Swift's view of <sys/socket.h>
 int cshims_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
+
+// A non-blocking NETLINK_ROUTE socket subscribed to address, route and link
+// changes (RTMGRP_* macros); -1 with errno set on failure.
+int cshims_netlink_route_socket(void);
 
 // errno as a function (thread-local C global)
 int cshims_errno(void);

@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+/// A side's address changes under a live chat (in `Tools/natlab`, root
+/// only), as when a laptop switches Wi-Fi: its old address is removed, a new
+/// one added and the default route put back. chatcli sees it through
+/// rtnetlink and reconnects at once, well before consent checks (8 s) or
+/// the signaling heartbeat (35 s) would notice: what was typed meanwhile
+/// arrives once, in order, and each side reports a second `connected`.
+@Suite(.serialized) struct NetworkChangeTests {
+    @Test(.enabled(if: getuid() == 0, "natlab needs root"))
+    func theCreatorMovingToANewAddressReconnectsAtOnce() throws {
+        try chatThroughAnAddressChange(of: "left")
+    }
+
+    @Test(.enabled(if: getuid() == 0, "natlab needs root"))
+    func theJoinerMovingToANewAddressReconnectsAtOnce() throws {
+        try chatThroughAnAddressChange(of: "right")
+    }
+
+    /// `side` moves from 10.201.N.2 to 10.201.N.3 behind its cone NAT (the
+    /// creator is on the left, the joiner on the right).
+    private func chatThroughAnAddressChange(of side: String) throws {
+        let lab = try NATLab(left: "cone", right: "cone")
+        let alice = try lab.chatcli("left", ["create"], name: "alice")
+        let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
+        let bob = try lab.chatcli("right", ["join", code], name: "bob")
+        try #require(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
+        try #require(bob.waitForEvent("connected", timeout: 10) != nil, "\(bob.transcript)")
+        alice.write("before the move\n")
+        #expect(bob.waitForMessages(count: 1, timeout: 20) == ["before the move"])
+
+        let net = side == "left" ? "10.201.1" : "10.201.2"
+        let move = "ip addr del \(net).2/24 dev eth0 && ip addr add \(net).3/24 dev eth0 && ip route replace default via \(net).1"
+        let started = Date()
+        let mover = try lab.exec(side, ["sh", "-c", move], name: "move \(side)")
+        try #require(mover.waitForExit(timeout: 10) == 0, "\(mover.transcript)")
+        let fromAlice = (0..<10).map { "alice during the move \($0)" }
+        let fromBob = (0..<10).map { "bob during the move \($0)" }
+        for (a, b) in zip(fromAlice, fromBob) {
+            alice.write(a + "\n")
+            bob.write(b + "\n")
+        }
+
+        let moverChild = side == "left" ? alice : bob
+        let other = side == "left" ? bob : alice
+        #expect(moverChild.waitForEvents("connected", count: 2, timeout: 30), "\(moverChild.transcript.suffix(3000))")
+        let moverSeconds = Date().timeIntervalSince(started)
+        #expect(other.waitForEvents("connected", count: 2, timeout: 30), "\(other.transcript.suffix(3000))")
+        let otherSeconds = Date().timeIntervalSince(started)
+        print("natlab cone×cone, \(side) moved: reconnected after \(String(format: "%.2f", moverSeconds)) s (mover), \(String(format: "%.2f", otherSeconds)) s (peer)")
+        #expect(moverSeconds < 8 && otherSeconds < 8)
+        #expect(bob.waitForMessages(count: 11, timeout: 30) == ["before the move"] + fromAlice, "\(bob.transcript.suffix(3000))")
+        #expect(alice.waitForMessages(count: 10, timeout: 30) == fromBob, "\(alice.transcript.suffix(3000))")
+        alice.closeInput()
+        #expect(alice.waitForExit(timeout: 20) == 0, "\(alice.transcript.suffix(2000))")
+        #expect(bob.waitForEvent("peer_left", timeout: 20) != nil)
+        bob.closeInput()
+        #expect(bob.waitForExit(timeout: 20) == 0)
+    }
+}
