@@ -91,7 +91,9 @@ extension PeerConnection {
             dtlsRole = role == .client ? .client : .server
             if role == .server { try startDTLS() }   // the server waits; the client starts once ICE has a path
         }
-        let held = pendingCandidates
+        // An end-of-candidates held from before the description belongs to
+        // an earlier negotiation: the peer sends its own after its description.
+        let held = pendingCandidates.filter { !($0 ?? "").isEmpty }
         pendingCandidates = []
         for candidate in held { addRemoteCandidate(candidate) }
         drainICE()

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// One `Tools/natlab` lab for a test: the namespaces, then `natlab serve`
 /// (the chat server on 198.18.0.10:8080 and, with `turn`, a real coturn on
@@ -37,6 +38,16 @@ final class NATLab {
     /// `chatcli create` / `join` on `host` against the lab's server, in `--json` mode.
     func chatcli(_ host: String, _ arguments: [String], name: String) throws -> ChildProcess {
         try exec(host, [Harness.chatcliPath] + arguments + ["--server", Self.serverURL, "--json", "--no-store"], name: name)
+    }
+
+    /// `create` on left and `join` on right, both `connected`.
+    func connectedChat() throws -> (alice: ChildProcess, bob: ChildProcess) {
+        let alice = try chatcli("left", ["create"], name: "alice")
+        let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
+        let bob = try chatcli("right", ["join", code], name: "bob")
+        try #require(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
+        try #require(bob.waitForEvent("connected", timeout: 10) != nil, "\(bob.transcript)")
+        return (alice, bob)
     }
 
     deinit { try? run(["down", "--prefix", prefix]) }

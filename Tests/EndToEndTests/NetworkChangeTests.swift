@@ -22,11 +22,7 @@ import Testing
     /// creator is on the left, the joiner on the right).
     private func chatThroughAnAddressChange(of side: String) throws {
         let lab = try NATLab(left: "cone", right: "cone")
-        let alice = try lab.chatcli("left", ["create"], name: "alice")
-        let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
-        let bob = try lab.chatcli("right", ["join", code], name: "bob")
-        try #require(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
-        try #require(bob.waitForEvent("connected", timeout: 10) != nil, "\(bob.transcript)")
+        let (alice, bob) = try lab.connectedChat()
         alice.write("before the move\n")
         #expect(bob.waitForMessages(count: 1, timeout: 20) == ["before the move"])
 

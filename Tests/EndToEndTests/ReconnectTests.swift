@@ -6,13 +6,19 @@ import Testing
 /// is cut with iptables and restored. The chat resumes by itself and every
 /// message typed meanwhile arrives once, in order.
 @Suite(.serialized) struct ReconnectTests {
-    @Test func aServerCrashMidChatLosesNothing() throws {
-        let server = try ServerProcess()
+    /// `create` and `join` on `server`, both `connected`.
+    static func connectedChat(_ server: ServerProcess) throws -> (alice: ChildProcess, bob: ChildProcess) {
         let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
         let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
         let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
         try #require(alice.waitForEvent("connected", timeout: 20) != nil, "\(alice.transcript)\n\(bob.transcript)")
         try #require(bob.waitForEvent("connected") != nil, "\(bob.transcript)")
+        return (alice, bob)
+    }
+
+    @Test func aServerCrashMidChatLosesNothing() throws {
+        let server = try ServerProcess()
+        let (alice, bob) = try Self.connectedChat(server)
         alice.write("a before\n")
         #expect(bob.waitForMessages(count: 1, timeout: 20) == ["a before"])
 
@@ -36,11 +42,7 @@ import Testing
     /// process exits before the handshake completes.
     @Test func aPeerLeavingWhileTheServerIsDownIsReported() throws {
         let server = try ServerProcess()
-        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
-        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
-        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
-        try #require(alice.waitForEvent("connected", timeout: 20) != nil, "\(alice.transcript)\n\(bob.transcript)")
-        try #require(bob.waitForEvent("connected") != nil, "\(bob.transcript)")
+        let (alice, bob) = try Self.connectedChat(server)
         server.stop(crash: true)
         alice.write("last words\n")
         alice.closeInput()
@@ -54,11 +56,7 @@ import Testing
     @Test(.enabled(if: getuid() == 0, "natlab needs root"))
     func aCutUDPPathIsRestartedAndNothingIsLost() throws {
         let lab = try NATLab(left: "cone", right: "cone")
-        let alice = try lab.chatcli("left", ["create"], name: "alice")
-        let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
-        let bob = try lab.chatcli("right", ["join", code], name: "bob")
-        try #require(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
-        try #require(bob.waitForEvent("connected", timeout: 10) != nil, "\(bob.transcript)")
+        let (alice, bob) = try lab.connectedChat()
         alice.write("before the cut\n")
         #expect(bob.waitForMessages(count: 1, timeout: 20) == ["before the cut"])
 
