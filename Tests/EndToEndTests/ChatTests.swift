@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Messages through the real binary: chatcli with chatcli, and chatcli with
 /// aiortc (an independent WebRTC stack) speaking the Inviso signaling.
@@ -69,9 +70,25 @@ import Testing
 
     @Test(arguments: ["aiortc-creates", "chatcli-creates"])
     func chatsWithAiortc(who: String) throws {
-        let server = try ServerProcess()
+        _ = try Self.chatWithAiortc(try ServerProcess(), who: who)
+    }
+
+    /// chatcli relay-only against aiortc: our relayed candidate, Send
+    /// indications then ChannelData through a real coturn, with an
+    /// independent WebRTC stack at the other end.
+    @Test(.enabled(if: Coturn.isInstalled, "coturn is not installed (Tools/test installs it)"))
+    func chatsWithAiortcThroughTheRelay() throws {
+        let coturn = try Coturn()
+        defer { coturn.stop() }
+        let connected = try Self.chatWithAiortc(try RelayTests.server(coturn, transports: ["udp"]), who: "chatcli-creates", flags: ["--relay-only"])
+        #expect(connected?["path"] as? String == "relay", "\(connected ?? [:])")
+    }
+
+    /// Runs a chat between chatcli (with `flags`) and the aiortc peer, both
+    /// ways in full; returns chatcli's `connected` event.
+    static func chatWithAiortc(_ server: ServerProcess, who: String, flags: [String] = []) throws -> [String: Any]? {
         let dir = Harness.temporaryDirectory()
-        let fromPython = Self.messages("p"), fromChatcli = Self.messages("c")
+        let fromPython = messages("p"), fromChatcli = messages("c")
         let file = dir + "/send.json"
         try JSONSerialization.data(withJSONObject: fromPython).write(to: URL(fileURLWithPath: file))
         let script = Harness.packageRoot + "/Tests/EndToEndTests/Python/aiortc_peer.py"
@@ -79,13 +96,13 @@ import Testing
         if who == "aiortc-creates" {
             python = try ChildProcess(Harness.pythonPath, [script, server.url, "create", "--send", file, "--expect", "\(fromChatcli.count)"], name: "aiortc")
             let code = try #require(python.waitForEvent("code", timeout: 20)?["code"] as? String, "\(python.transcript)")
-            chatcli = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "chatcli")
+            chatcli = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"] + flags, name: "chatcli")
         } else {
-            chatcli = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "chatcli")
+            chatcli = try ChildProcess.chatcli(["create", "--server", server.url, "--json"] + flags, name: "chatcli")
             let code = try #require(chatcli.waitForEvent("code")?["code"] as? String, "\(chatcli.transcript)")
             python = try ChildProcess(Harness.pythonPath, [script, server.url, "join", code, "--send", file, "--expect", "\(fromChatcli.count)"], name: "aiortc")
         }
-        chatcli.write(Self.lines(fromChatcli))
+        chatcli.write(lines(fromChatcli))
         let got = chatcli.waitForMessages(count: fromPython.count, timeout: 60)
         #expect(got == fromPython, "got sizes \(got.map(\.utf8.count)), want \(fromPython.map(\.utf8.count))\n\(chatcli.stderr.suffix(20).joined(separator: "\n"))\n\(python.stderr.suffix(20).joined(separator: "\n"))")
         #expect(python.waitForExit(timeout: 60) == 0, "\(python.transcript.suffix(3000))")
@@ -97,5 +114,6 @@ import Testing
         #expect(chatcli.waitForEvent("peer_left", timeout: 20) != nil, "\(chatcli.transcript.suffix(2000))")
         chatcli.closeInput()
         #expect(chatcli.waitForExit() == 0, "\(chatcli.transcript.suffix(2000))")
+        return chatcli.waitForEvent("connected", timeout: 1)
     }
 }
