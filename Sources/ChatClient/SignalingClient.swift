@@ -255,16 +255,3 @@ public final class SignalingClient {
         stream = nil
     }
 }
-
-extension Instant {
-    var duration: Duration { .nanoseconds(nanoseconds) }
-    init(_ duration: Duration) { self.init(nanoseconds: duration.nanosecondsClamped) }
-}
-
-extension Duration {
-    var nanosecondsClamped: Int64 {
-        let (s, atto) = components
-        let (ns, overflow) = s.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? (s < 0 ? .min : .max) : ns &+ atto / 1_000_000_000
-    }
-}

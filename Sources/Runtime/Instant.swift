@@ -29,6 +29,13 @@ public struct Instant: Comparable, Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "Instant(\(nanoseconds)ns)" }
+
+    /// The sans-IO cores keep time as a `Duration` since the clock's origin.
+    public init(_ duration: Duration) {
+        self.init(nanoseconds: duration.clampedNanoseconds)
+    }
+
+    public var duration: Duration { .nanoseconds(nanoseconds) }
 }
 
 /// Reads `CLOCK_MONOTONIC`. Cheap (vDSO, no system call).
@@ -56,7 +63,7 @@ public func wallClockMilliseconds() -> Int64 {
 extension Duration {
     /// Whole nanoseconds, saturating instead of trapping on absurd durations
     /// (a caller passing `.seconds(Int64.max)` means "never", not "crash").
-    var clampedNanoseconds: Int64 {
+    public var clampedNanoseconds: Int64 {
         let (seconds, attoseconds) = components
         let (scaled, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         if overflow { return seconds < 0 ? Int64.min : Int64.max }

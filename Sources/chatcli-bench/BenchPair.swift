@@ -64,5 +64,5 @@ func processCPUTime() -> Duration {
 }
 
 extension Duration {
-    var seconds: Double { Double(wholeNanoseconds) / 1e9 }
+    var seconds: Double { Double(clampedNanoseconds) / 1e9 }
 }

@@ -107,7 +107,7 @@ final class BenchPeer {
         if let timerDeadline, timer?.isPending == true, timerDeadline <= due { return }
         timer?.cancel()
         timerDeadline = due
-        timer = loop.schedule(at: Instant(nanoseconds: due.wholeNanoseconds)) { [weak self] in
+        timer = loop.schedule(at: Instant(due)) { [weak self] in
             guard let self else { return }
             self.timerDeadline = nil
             self.pc.handleTimeout(now: self.loop.now.duration)
@@ -129,15 +129,4 @@ final class BenchPeer {
 struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-extension Instant {
-    var duration: Duration { .nanoseconds(nanoseconds) }
-}
-
-extension Duration {
-    var wholeNanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
-    }
 }

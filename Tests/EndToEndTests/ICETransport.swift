@@ -2,21 +2,22 @@ import ICE
 import Runtime
 import STUN
 
-/// Runs an `ICEAgent` on the event loop: one UDP socket per local address
+/// Test support for the aioice interop test: runs a bare `ICEAgent` (no
+/// DTLS, no relays; the product uses `PeerLink`) on the event loop: one UDP socket per local address
 /// (each a base for host candidates), STUN and connectivity checks through
 /// them, the agent's timer, and the RFC 7983 demultiplexing of what arrives
 /// (STUN to the agent, DTLS and the rest to `onPacket`).
-public final class ICETransport {
-    public let agent: ICEAgent
+final class ICETransport {
+    let agent: ICEAgent
     let loop: EventLoop
     private var sockets: [STUNAddress: UDPSocket] = [:]
     private var timer: Timer?
     private var closed = false
-    public var onEvent: ((ICEEvent) -> Void)?
+    var onEvent: ((ICEEvent) -> Void)?
     /// Non-STUN datagrams (DTLS) and where they came from.
-    public var onPacket: (([UInt8], STUNAddress) -> Void)?
+    var onPacket: (([UInt8], STUNAddress) -> Void)?
 
-    public init(loop: EventLoop, role: ICERole, credentials: ICECredentials, interfaces: [SocketAddress],
+    init(loop: EventLoop, role: ICERole, credentials: ICECredentials, interfaces: [SocketAddress],
                 stunServers: [SocketAddress], config: ICEConfig = ICEConfig()) throws(RuntimeError) {
         self.loop = loop
         var rng = SystemRandomNumberGenerator()
@@ -42,37 +43,37 @@ public final class ICETransport {
     }
 
     /// Starts gathering and checks (the first timeout sends the STUN requests).
-    public func start() { pump() }
+    func start() { pump() }
 
-    public func setRemoteCredentials(ufrag: String, pwd: String) {
+    func setRemoteCredentials(ufrag: String, pwd: String) {
         agent.setRemoteCredentials(ufrag: ufrag, pwd: pwd)
         pump()
     }
 
-    public func addRemoteCandidate(_ candidate: ICECandidate) {
+    func addRemoteCandidate(_ candidate: ICECandidate) {
         agent.addRemoteCandidate(candidate)
         pump()
     }
 
-    public func remoteEndOfCandidates() {
+    func remoteEndOfCandidates() {
         agent.remoteEndOfCandidates()
         pump()
     }
 
-    public func restart(credentials: ICECredentials) {
+    func restart(credentials: ICECredentials) {
         agent.restart(newCredentials: credentials)
         pump()
     }
 
     /// Sends application bytes (DTLS) on the selected pair; false without one.
     @discardableResult
-    public func send(_ bytes: [UInt8]) -> Bool {
+    func send(_ bytes: [UInt8]) -> Bool {
         guard agent.send(bytes) else { return false }
         while let transmit = agent.pollTransmit() { transmitNow(transmit) }
         return true
     }
 
-    public func close() {
+    func close() {
         closed = true
         timer?.cancel()
         for socket in sockets.values { socket.close() }
@@ -114,12 +115,4 @@ public final class ICETransport {
         guard let socket = sockets[transmit.source], let destination = SocketAddress(transmit.destination) else { return }
         socket.send(transmit.bytes, to: destination)
     }
-}
-
-extension STUNAddress {
-    init?(_ address: SocketAddress) { self.init(ip: address.ipBytes, port: address.port) }
-}
-
-extension SocketAddress {
-    init?(_ address: STUNAddress) { self.init(ipBytes: address.ip, port: address.port) }
 }
