@@ -24,6 +24,7 @@ extension ICEAgent {
             address: address, type: .host, related: nil, extensions: candidateExtensions)
         let local = LocalCandidate(candidate: candidate, base: address, localPreference: preference)
         localCandidates.append(local)
+        adoptOrphanRelays(address)
         // Relay-only: the base only reaches TURN servers, unannounced.
         guard !config.relayOnly else { return }
         emit(.localCandidate(candidate))

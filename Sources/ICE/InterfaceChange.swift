@@ -11,7 +11,8 @@ extension ICEAgent {
     /// fail and its checks, lookups and consent requests stop. A selected
     /// pair on it stays reported until a restart replaces it, but consent
     /// on it no longer counts: the path is down. UDP TURN allocations made
-    /// from it are left to expire (a restart reallocates lost ones).
+    /// from it are lost with it and made again from another base
+    /// (`moveRelays(off:)`).
     public func removeLocalInterface(_ address: STUNAddress) {
         guard hostBases.contains(address) else { return }
         localCandidates.removeAll { $0.base == address }
@@ -23,6 +24,7 @@ extension ICEAgent {
             finishTransaction(id)
         }
         if let pair = nominatingPair, checkList[pair].local.base == address { nominatingPair = nil }
+        moveRelays(off: address)
     }
 
     /// True when the selected pair was chosen in this ICE generation, not

@@ -26,8 +26,9 @@ struct Relay {
     let server: STUNAddress
     let transport: TURNTransport
     /// UDP: the host base the allocation is made from (its 5-tuple owns
-    /// the allocation). TCP: `nil`, the runtime's stream carries it.
-    let hostBase: STUNAddress?
+    /// the allocation); `nil` while no base of the server's family exists.
+    /// TCP: `nil`, the runtime's stream carries it.
+    var hostBase: STUNAddress?
     let username: String
     let password: String
     var client: TURNClient

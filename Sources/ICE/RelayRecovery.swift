@@ -1,3 +1,4 @@
+import STUN
 import TURN
 
 /// Keeping relayed candidates through a session's life: an allocation can
@@ -30,6 +31,34 @@ extension ICEAgent {
         relays[index].failure = nil
         gatheringCompleteSent = false
         collectRelayTransmits(index)
+    }
+
+    /// The host base a UDP allocation was made from is gone (the network
+    /// changed): the allocation went with its 5-tuple. It is made again at
+    /// once from another base of the server's family, or from the next one
+    /// that appears (`adoptOrphanRelays`).
+    func moveRelays(off address: STUNAddress) {
+        for index in relays.indices where relays[index].transport == .udp && relays[index].hostBase == address {
+            relays[index].hostBase = hostBases.first { $0.family == relays[index].server.family }
+            relays[index].client.handleTransportClosed(now: now, reason: "the local address \(address) the allocation was made from is gone")
+            reallocateNow(index)
+        }
+    }
+
+    /// A new base takes over the UDP allocations that had none left.
+    func adoptOrphanRelays(_ address: STUNAddress) {
+        for index in relays.indices where relays[index].transport == .udp && relays[index].hostBase == nil
+            && relays[index].server.family == address.family && relays[index].everAllocated {
+            relays[index].hostBase = address
+            reallocateNow(index)
+        }
+    }
+
+    /// Reports the loss (`drainRelay`), then allocates again unthrottled.
+    private func reallocateNow(_ index: Int) {
+        relays[index].reallocatedAt = nil
+        drainRelay(index)
+        reallocate(index)
     }
 
     /// On an ICE restart, each relayed candidate is offered again only once

@@ -112,4 +112,37 @@ struct RelayTests {
         harness.run(for: .seconds(2)) { harness.b.receivedData.contains([23, 3]) }
         #expect(harness.b.receivedData.contains([23, 3]))
     }
+
+    /// A's network changes under a relayed chat (its address is replaced):
+    /// the UDP allocation, which belonged to the old address's 5-tuple, is
+    /// made again from the new one, and after the ICE restart the chat runs
+    /// through the new relayed address.
+    @Test func aUDPAllocationFollowsTheNewAddressAfterANetworkChange() throws {
+        let harness = Harness.pair(.symmetric, .symmetric, seed: 407, turn: [.udp])
+        harness.runUntilSettled()
+        try #require(harness.a.agent.selectedPair?.path == "relay")
+        let before = Set(harness.turn.allocations.keys)
+        let old = harness.a.addresses[0]
+        let new = try #require(STUNAddress(ip: [10, 1, 0, 3], port: 5000))
+        harness.a.realm.endpoints[old] = nil
+        harness.a.realm.endpoints[new] = .peer(harness.a)
+        harness.a.agent.removeLocalInterface(old)
+        harness.a.agent.addLocalInterface(new)
+        var generator = SeededGenerator(seed: 408)
+        for peer in harness.peers { peer.agent.restart(newCredentials: .random(using: &generator)) }
+        harness.exchangeCredentials()
+        harness.run(for: .seconds(20)) { harness.peers.allSatisfy { $0.agent.selectedPair?.path == "relay" && $0.agent.state.isConnected } }
+        for peer in harness.peers {
+            #expect(peer.agent.state.isConnected, "\(peer.name) is \(peer.agent.state) \(peer.failureReason ?? "")")
+            #expect(peer.agent.selectedPair?.path == "relay")
+        }
+        // A offered a relayed candidate on a new allocation (the old one is
+        // orphaned on the server until it expires).
+        let offered = harness.a.events.compactMap { if case .localCandidate(let c) = $0, c.type == .relay { c.address } else { nil } }
+        let fresh = Set(harness.turn.allocations.keys).subtracting(before)
+        #expect(fresh.count == 1 && offered.contains { fresh.contains($0) }, "offered \(offered), new allocations \(fresh)")
+        #expect(harness.a.agent.send([23, 4]))
+        harness.run(for: .seconds(2)) { harness.b.receivedData.contains([23, 4]) }
+        #expect(harness.b.receivedData.contains([23, 4]))
+    }
 }
