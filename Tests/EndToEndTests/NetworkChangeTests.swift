@@ -18,10 +18,17 @@ import Testing
         try chatThroughAnAddressChange(of: "right")
     }
 
-    /// `side` moves from 10.201.N.2 to 10.201.N.3 behind its cone NAT (the
+    /// Between two symmetric NATs the chat is relayed: the mover's UDP
+    /// allocation belonged to its old address and is made again from the new one.
+    @Test(.enabled(if: getuid() == 0, "natlab needs root"), .enabled(if: NATLab.coturnInstalled, "needs coturn"))
+    func aRelayedChatFollowsTheCreatorToANewAddress() throws {
+        try chatThroughAnAddressChange(of: "left", nat: "symmetric")
+    }
+
+    /// `side` moves from 10.201.N.2 to 10.201.N.3 behind its NAT (the
     /// creator is on the left, the joiner on the right).
-    private func chatThroughAnAddressChange(of side: String) throws {
-        let lab = try NATLab(left: "cone", right: "cone")
+    private func chatThroughAnAddressChange(of side: String, nat: String = "cone") throws {
+        let lab = try NATLab(left: nat, right: nat, turn: nat == "symmetric")
         let (alice, bob) = try lab.connectedChat()
         alice.write("before the move\n")
         #expect(bob.waitForMessages(count: 1, timeout: 20) == ["before the move"])
@@ -44,8 +51,12 @@ import Testing
         let moverSeconds = Date().timeIntervalSince(started)
         #expect(other.waitForEvents("connected", count: 2, timeout: 30), "\(other.transcript.suffix(3000))")
         let otherSeconds = Date().timeIntervalSince(started)
-        print("natlab cone×cone, \(side) moved: reconnected after \(String(format: "%.2f", moverSeconds)) s (mover), \(String(format: "%.2f", otherSeconds)) s (peer)")
+        print("natlab \(nat)×\(nat), \(side) moved: reconnected after \(String(format: "%.2f", moverSeconds)) s (mover), \(String(format: "%.2f", otherSeconds)) s (peer)")
         #expect(moverSeconds < 8 && otherSeconds < 8)
+        if nat == "symmetric" {
+            let connected = moverChild.stdout.last { $0.hasPrefix(#"{"event":"connected""#) } ?? ""
+            #expect(connected.contains(#""path":"relay""#), "\(connected)")
+        }
         #expect(bob.waitForMessages(count: 11, timeout: 30) == ["before the move"] + fromAlice, "\(bob.transcript.suffix(3000))")
         #expect(alice.waitForMessages(count: 10, timeout: 30) == fromBob, "\(alice.transcript.suffix(3000))")
         alice.closeInput()
