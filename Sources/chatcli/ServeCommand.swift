@@ -53,11 +53,15 @@ enum ServeCommand {
             throw UsageError(message: "--tls-cert and --tls-key go together: give both to serve HTTPS and WSS")
         }
         config.turnURLs = args.all("turn-url")
-        for url in config.turnURLs where !(url.hasPrefix("turn:") || url.hasPrefix("turns:")) {
-            throw UsageError(message: "--turn-url takes a TURN URL like turn:HOST:3478?transport=udp, not '\(url)'")
+        // Handed out exactly as given, so each must be one clients can use.
+        for url in config.turnURLs where !(ICEServerURL(url)?.isSupportedTURN ?? false) {
+            throw UsageError(message: "--turn-url takes a TURN URL like turn:HOST:3478?transport=udp (transport udp or tcp) "
+                             + "or turns:HOST:443, not '\(url)'")
         }
         if let file = args.value("turn-secret-file") {
-            guard let secret = readSecret(file) else { throw UsageError(message: "cannot read the TURN secret from '\(file)'") }
+            guard let secret = readSecret(file) else {
+                throw UsageError(message: "cannot read the TURN secret from '\(file)' (its first line must hold the secret)")
+            }
             config.turnSecret = secret
         } else if let secret = ChatCommand.environment("CHATCLI_TURN_SECRET") {
             config.turnSecret = Array(secret.utf8)

@@ -57,6 +57,9 @@ import Testing
         ["create", "--expires", "10"], ["create", "--expires", "abc"], ["create", "--bogus"], ["join"],
         ["join", "123456", "extra"], ["frobnicate"], ["create", "--server", "ftp://x"], ["serve", "--port", "70000"],
         ["serve", "--port"], ["serve", "--tls-cert", "/nonexistent.pem"], ["serve", "--turn-members-only"],
+        ["serve", "--turn-url", "turn:relay.example:99999"], ["serve", "--turn-url", "turn:"],
+        ["serve", "--turn-url", "turn:relay.example:3478?transport=sctp"], ["serve", "--turn-url", "turns:relay.example?transport=udp"],
+        ["serve", "--turn-url", "turn:relay.example:3478", "--turn-secret-file", "/nonexistent"],
     ])
     func usageErrorsExitTwo(args: [String]) throws {
         let (status, p) = try run(args)
