@@ -97,14 +97,7 @@ struct RelayTests {
         let before = Set(harness.turn.allocations.keys)
         #expect(before.count == 2)
         if serverRestarted { harness.turn.forgetAllocations() }
-        var generator = SeededGenerator(seed: 406)
-        for peer in harness.peers { peer.agent.restart(newCredentials: .random(using: &generator)) }
-        harness.exchangeCredentials()
-        harness.run(for: .seconds(20)) { harness.peers.allSatisfy { $0.agent.selectedPair?.path == "relay" && $0.agent.state.isConnected } }
-        for peer in harness.peers {
-            #expect(peer.agent.state.isConnected, "\(peer.name) is \(peer.agent.state) \(peer.failureReason ?? "")")
-            #expect(peer.agent.selectedPair?.path == "relay")
-        }
+        Self.restartAndReconnectThroughTheRelay(harness, seed: 406)
         let after = Set(harness.turn.allocations.keys)
         #expect(after.count == 2)
         #expect(after.isDisjoint(with: before) == serverRestarted, "before \(before), after \(after)")
@@ -128,14 +121,7 @@ struct RelayTests {
         harness.a.realm.endpoints[new] = .peer(harness.a)
         harness.a.agent.removeLocalInterface(old)
         harness.a.agent.addLocalInterface(new)
-        var generator = SeededGenerator(seed: 408)
-        for peer in harness.peers { peer.agent.restart(newCredentials: .random(using: &generator)) }
-        harness.exchangeCredentials()
-        harness.run(for: .seconds(20)) { harness.peers.allSatisfy { $0.agent.selectedPair?.path == "relay" && $0.agent.state.isConnected } }
-        for peer in harness.peers {
-            #expect(peer.agent.state.isConnected, "\(peer.name) is \(peer.agent.state) \(peer.failureReason ?? "")")
-            #expect(peer.agent.selectedPair?.path == "relay")
-        }
+        Self.restartAndReconnectThroughTheRelay(harness, seed: 408)
         // A offered a relayed candidate on a new allocation (the old one is
         // orphaned on the server until it expires).
         let offered = harness.a.events.compactMap { if case .localCandidate(let c) = $0, c.type == .relay { c.address } else { nil } }
@@ -144,5 +130,18 @@ struct RelayTests {
         #expect(harness.a.agent.send([23, 4]))
         harness.run(for: .seconds(2)) { harness.b.receivedData.contains([23, 4]) }
         #expect(harness.b.receivedData.contains([23, 4]))
+    }
+
+    /// Both agents restart ICE (new credentials exchanged) and must come
+    /// back connected through a relay.
+    static func restartAndReconnectThroughTheRelay(_ harness: Harness, seed: UInt64) {
+        var generator = SeededGenerator(seed: seed)
+        for peer in harness.peers { peer.agent.restart(newCredentials: .random(using: &generator)) }
+        harness.exchangeCredentials()
+        harness.run(for: .seconds(20)) { harness.peers.allSatisfy { $0.agent.selectedPair?.path == "relay" && $0.agent.state.isConnected } }
+        for peer in harness.peers {
+            #expect(peer.agent.state.isConnected, "\(peer.name) is \(peer.agent.state) \(peer.failureReason ?? "")")
+            #expect(peer.agent.selectedPair?.path == "relay")
+        }
     }
 }
