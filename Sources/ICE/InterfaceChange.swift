@@ -34,9 +34,17 @@ extension ICEAgent {
     /// Trickles the host candidates again (same generation): how a
     /// controlled agent whose network changed without gaining an address
     /// tells the controlling one, which restarts ICE on hearing a host
-    /// candidate after the session's pair was selected.
-    public func announceHostCandidates() {
-        guard !config.relayOnly else { return }
-        for local in localCandidates where local.candidate.type == .host { emit(.localCandidate(local.candidate)) }
+    /// candidate after the session's pair was selected. Relay-only, the
+    /// relayed candidates go instead (host ones are never shown): the peer
+    /// hears a candidate it already has, which never happens otherwise.
+    public func announceCandidates() {
+        let type: ICECandidateType = config.relayOnly ? .relay : .host
+        for local in localCandidates where local.candidate.type == type { emit(.localCandidate(local.candidate)) }
+    }
+
+    /// Whether the peer already signalled this candidate (same type and
+    /// address) in this generation.
+    public func knowsRemoteCandidate(_ candidate: ICECandidate) -> Bool {
+        remoteCandidates.contains { $0.type == candidate.type && $0.address == candidate.address }
     }
 }

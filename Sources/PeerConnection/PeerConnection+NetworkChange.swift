@@ -13,9 +13,10 @@ import STUN
 ///   offer, so it tells the offerer the standard way, over signaling every
 ///   server relays: it trickles its new host candidate, or announces its
 ///   host candidates again when it gained none (RFC 8838 lets candidates
-///   trickle at any time; a receiver ignores duplicates);
+///   trickle at any time; a receiver ignores duplicates), or, relay-only,
+///   its relayed candidates again;
 /// - the peer's: as the offerer, a host candidate of the current generation
-///   trickled after the pair was selected. Host candidates are trickled the
+///   (or any candidate already known) trickled after the pair was selected. Host candidates are trickled the
 ///   moment gathering starts, with the description; one that arrives later
 ///   than `trickleGrace` after it was gathered later, so the peer's
 ///   interfaces changed. (A browser with continual gathering trickles the
@@ -34,16 +35,19 @@ extension PeerConnection {
         for address in added { agent.addLocalInterface(address) }
         if canRestartICE {
             if isOfferer || selectedBaseGone { networkChanged("your network changed") }
-            if !isOfferer && added.isEmpty { agent.announceHostCandidates() }
+            // Relay-only, new bases are not announced: announce again what is.
+            if !isOfferer && (added.isEmpty || config.ice.relayOnly) { agent.announceCandidates() }
         }
         drainICE()
         flush()
     }
 
-    /// Offerer only: the peer trickled a host candidate after this ICE
-    /// generation's pair was selected.
+    /// Offerer only: the peer trickled a host candidate, or one we already
+    /// had (a relay-only peer's announcement), after this ICE generation's
+    /// pair was selected.
     func noticePeerNetworkChange(_ candidate: ICECandidate) {
-        guard isOfferer, canRestartICE, !pathDown, candidate.type == .host, agent.hasCurrentSelectedPair,
+        guard isOfferer, canRestartICE, !pathDown, candidate.type == .host || agent.knowsRemoteCandidate(candidate),
+              agent.hasCurrentSelectedPair,
               let credentials = agent.remoteCredentials, candidate.ufrag == nil || candidate.ufrag == credentials.ufrag,
               let since = remoteDescriptionAt, now >= since + Self.trickleGrace
         else { return }

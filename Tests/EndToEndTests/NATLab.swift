@@ -40,11 +40,11 @@ final class NATLab {
         try exec(host, [Harness.chatcliPath] + arguments + ["--server", Self.serverURL, "--json", "--no-store"], name: name)
     }
 
-    /// `create` on left and `join` on right, both `connected`.
-    func connectedChat() throws -> (alice: ChildProcess, bob: ChildProcess) {
+    /// `create` on left and `join` on right (with `joinFlags`), both `connected`.
+    func connectedChat(joinFlags: [String] = []) throws -> (alice: ChildProcess, bob: ChildProcess) {
         let alice = try chatcli("left", ["create"], name: "alice")
         let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
-        let bob = try chatcli("right", ["join", code], name: "bob")
+        let bob = try chatcli("right", ["join", code] + joinFlags, name: "bob")
         try #require(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
         try #require(bob.waitForEvent("connected", timeout: 10) != nil, "\(bob.transcript)")
         return (alice, bob)

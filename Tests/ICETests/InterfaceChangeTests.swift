@@ -46,7 +46,7 @@ struct InterfaceChangeTests {
     @Test func hostCandidatesAreAnnouncedAgainOnlyForRemainingBases() {
         let agent = checkingAgent()
         agent.removeLocalInterface(Self.first)
-        agent.announceHostCandidates()
+        agent.announceCandidates()
         var announced: [STUNAddress?] = []
         while let event = agent.pollEvent() {
             if case .localCandidate(let candidate) = event { announced.append(candidate.address) }
@@ -57,7 +57,7 @@ struct InterfaceChangeTests {
     @Test func removingAnUnknownBaseChangesNothing() {
         let agent = checkingAgent()
         agent.removeLocalInterface(STUNAddress(ipv4: 10, 9, 9, 9, port: 1))
-        agent.announceHostCandidates()
+        agent.announceCandidates()
         var count = 0
         while let event = agent.pollEvent() { if case .localCandidate = event { count += 1 } }
         #expect(count == 2)

@@ -144,4 +144,24 @@ struct RelayTests {
             #expect(peer.agent.selectedPair?.path == "relay")
         }
     }
+
+    /// After a network change a relay-only agent announces its relayed
+    /// candidates again (never a host one); the peer recognises one it
+    /// already has, which is the sign to restart.
+    @Test func aRelayOnlyAgentAnnouncesItsRelayedCandidateAgain() throws {
+        let harness = Harness.pair(.none, .none, seed: 409, turn: [.udp], relayOnlyA: true)
+        harness.runUntilSettled()
+        let count = { (type: ICECandidateType) in
+            harness.a.events.filter { if case .localCandidate(let c) = $0 { c.type == type } else { false } }.count
+        }
+        let relayed = count(.relay)
+        harness.a.agent.announceCandidates()
+        harness.run(for: .milliseconds(100)) { false }
+        #expect(count(.relay) == 2 * relayed && count(.host) == 0)
+        let offered = try #require(harness.a.events.compactMap { if case .localCandidate(let c) = $0 { c } else { nil } }.first)
+        #expect(harness.b.agent.knowsRemoteCandidate(offered))
+        var other = offered
+        other.type = .prflx
+        #expect(!harness.b.agent.knowsRemoteCandidate(other), "another type at the same address is not the same candidate")
+    }
 }
