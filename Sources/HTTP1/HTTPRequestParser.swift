@@ -24,8 +24,8 @@ import Wire
 ///   following bytes (WebSocket frames) with ``takeRemainingBytes()``, or
 ///   declines with ``declineUpgrade()`` and keeps speaking HTTP/1.1.
 public struct HTTPRequestParser: Sendable {
-    public let maxHeadSize: Int
-    public let maxBodySize: Int
+    public var maxHeadSize: Int { input.maxHeadSize }
+    public var maxBodySize: Int { input.maxBodySize }
 
     private enum Phase: Sendable {
         case head
@@ -35,29 +35,26 @@ public struct HTTPRequestParser: Sendable {
         case failed(HTTPParseError)
     }
 
-    private var queue = ByteQueue()
-    private var scanner: HTTPHeadScanner
+    private var input: HTTPInput
     private var phase = Phase.head
     private var body: [UInt8] = []
     private var continueRequested = false
 
     public init(maxHeadSize: Int = 16 * 1024, maxBodySize: Int = 64 * 1024) {
-        self.maxHeadSize = maxHeadSize
-        self.maxBodySize = maxBodySize
-        self.scanner = HTTPHeadScanner(limit: maxHeadSize)
+        input = HTTPInput(maxHeadSize: maxHeadSize, maxBodySize: maxBodySize)
     }
 
     public mutating func feed<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-        queue.append(contentsOf: bytes)
+        input.feed(bytes)
     }
 
     /// Bytes received but not yet part of a returned request.
-    public var bufferedByteCount: Int { queue.count }
+    public var bufferedByteCount: Int { input.queue.count }
 
     /// True between messages with nothing buffered: a keep-alive timeout here
     /// closes silently; elsewhere it is a 408.
     public var isIdle: Bool {
-        if case .head = phase { return queue.isEmpty }
+        if case .head = phase { return input.queue.isEmpty }
         return false
     }
 
@@ -96,7 +93,7 @@ public struct HTTPRequestParser: Sendable {
             }
         case .body(let request, var decoder):
             do throws(HTTPParseError) {
-                let done = try decoder.decode(&queue, into: &body, atEOF: false)
+                let done = try decoder.decode(&input.queue, into: &body, atEOF: false)
                 phase = .body(request, decoder)
                 return done ? complete() : nil
             } catch {
@@ -110,7 +107,7 @@ public struct HTTPRequestParser: Sendable {
     /// frames of the new protocol); the parser is done after this.
     public mutating func takeRemainingBytes() -> [UInt8] {
         phase = .upgraded
-        return queue.takeAll()
+        return input.queue.takeAll()
     }
 
     /// Continues parsing HTTP/1.1 after the server ignored an `Upgrade` request.
@@ -129,11 +126,7 @@ public struct HTTPRequestParser: Sendable {
     }
 
     private mutating func parseHead() throws(HTTPParseError) -> HTTPRequest? {
-        guard HTTPHeadScanner.skipLeadingEmptyLines(&queue), let length = try scanner.headLength(in: queue) else {
-            return nil
-        }
-        let head = queue.read(length) ?? []
-        let lines = HTTPSyntax.lines(head, 0..<head.count)
+        guard let lines = try input.nextHead() else { return nil }
         guard let first = lines.first else { throw .badRequestLine }
         var request = try Self.requestLine(first)
         request.headers = try HTTPSyntax.fields(lines.dropFirst().dropLast(), unfold: false)

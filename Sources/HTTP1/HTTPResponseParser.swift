@@ -12,8 +12,8 @@ import Wire
 /// After a `101 Switching Protocols` the parser stops and
 /// ``takeRemainingBytes()`` yields the bytes of the new protocol.
 public struct HTTPResponseParser: Sendable {
-    public let maxHeadSize: Int
-    public let maxBodySize: Int
+    public var maxHeadSize: Int { input.maxHeadSize }
+    public var maxBodySize: Int { input.maxBodySize }
 
     private enum Phase: Sendable {
         case head
@@ -22,20 +22,17 @@ public struct HTTPResponseParser: Sendable {
         case failed(HTTPParseError)
     }
 
-    private var queue = ByteQueue()
-    private var scanner: HTTPHeadScanner
+    private var input: HTTPInput
     private var phase = Phase.head
     private var body: [UInt8] = []
     private var atEOF = false
 
     public init(maxHeadSize: Int = 16 * 1024, maxBodySize: Int = 64 * 1024) {
-        self.maxHeadSize = maxHeadSize
-        self.maxBodySize = maxBodySize
-        self.scanner = HTTPHeadScanner(limit: maxHeadSize)
+        input = HTTPInput(maxHeadSize: maxHeadSize, maxBodySize: maxBodySize)
     }
 
     public mutating func feed<C: Collection>(_ bytes: C) where C.Element == UInt8 {
-        queue.append(contentsOf: bytes)
+        input.feed(bytes)
     }
 
     /// True after a `101` response was returned.
@@ -55,7 +52,7 @@ public struct HTTPResponseParser: Sendable {
         case .head:
             do throws(HTTPParseError) {
                 guard let response = try parseHead() else {
-                    if atEOF, !queue.isEmpty { throw .unexpectedEnd }
+                    if atEOF, !input.queue.isEmpty { throw .unexpectedEnd }
                     return nil
                 }
                 let framing = try Self.framing(for: response, method: method, maxBody: maxBodySize)
@@ -67,7 +64,7 @@ public struct HTTPResponseParser: Sendable {
             }
         case .body(var response, var decoder):
             do throws(HTTPParseError) {
-                guard try decoder.decode(&queue, into: &body, atEOF: atEOF) else {
+                guard try decoder.decode(&input.queue, into: &body, atEOF: atEOF) else {
                     phase = .body(response, decoder)
                     return nil
                 }
@@ -92,15 +89,11 @@ public struct HTTPResponseParser: Sendable {
     /// Hands over everything received after a `101` response's head.
     public mutating func takeRemainingBytes() -> [UInt8] {
         phase = .upgraded
-        return queue.takeAll()
+        return input.queue.takeAll()
     }
 
     private mutating func parseHead() throws(HTTPParseError) -> HTTPResponse? {
-        guard HTTPHeadScanner.skipLeadingEmptyLines(&queue), let length = try scanner.headLength(in: queue) else {
-            return nil
-        }
-        let head = queue.read(length) ?? []
-        let lines = HTTPSyntax.lines(head, 0..<head.count)
+        guard let lines = try input.nextHead() else { return nil }
         guard let first = lines.first else { throw .badStatusLine }
         var response = try Self.statusLine(first)
         // A user agent unfolds obs-fold instead of rejecting it (RFC 9112 §5.2).
