@@ -16,12 +16,7 @@ enum ChatCommand {
         guard let server = ServerURL(serverText) else {
             return usage("'\(serverText)' is not a server URL: use http://HOST:PORT or https://HOST")
         }
-        let iceServers: [ICEServerEntry]
-        do {
-            iceServers = try ICEServerOptions.entries(args.all("ice-server"), environment: environment)
-        } catch {
-            return usage(error.message)
-        }
+        guard let iceServers = ICEServerOptions.entries(args) else { return 2 }
         let mode: ChatManager.Mode
         var expiresIn: Int?
         if join {

@@ -11,13 +11,7 @@ enum DoctorCommand {
             Output.write("chatcli: '\(serverText)' is not a server URL: use http://HOST:PORT or https://HOST\n", to: 2)
             return 2
         }
-        let iceServers: [ICEServerEntry]
-        do {
-            iceServers = try ICEServerOptions.entries(args.all("ice-server"), environment: ChatCommand.environment)
-        } catch {
-            Output.write("chatcli: \(error.message)\n", to: 2)
-            return 2
-        }
+        guard let iceServers = ICEServerOptions.entries(args) else { return 2 }
         do {
             let loop = try EventLoop()
             let connector = try Connector(loop: loop, server: server, caFile: args.value("ca-file"))

@@ -8,13 +8,7 @@ import SessionStore
 /// is an error that says so.
 enum ResumeCommand {
     static func run(_ args: ParsedArguments) -> Int32 {
-        let iceServers: [ICEServerEntry]
-        do {
-            iceServers = try ICEServerOptions.entries(args.all("ice-server"), environment: ChatCommand.environment)
-        } catch {
-            Output.write("chatcli: \(error.message)\n", to: 2)
-            return 2
-        }
+        guard let iceServers = ICEServerOptions.entries(args) else { return 2 }
         do {
             let (mode, server, recorder) = try prepare(args)
             return ChatCommand.chat(mode: mode, server: server, printer: EventPrinter(jsonMode: args.has("json")),
