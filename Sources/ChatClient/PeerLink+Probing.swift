@@ -21,11 +21,11 @@ extension PeerLink {
     /// Opens the sockets the hard side asks for (on its base's IP) and
     /// closes the ones no longer needed.
     func serviceProbeSockets() {
-        if let request = connection.pollProbeSocketRequest(), let ip = SocketAddress(request.base)?.with(port: 0) {
+        if let request = connection.pollProbeSocketRequest(), let ip = SocketAddress(request.base) {
             var bases: [STUNAddress] = []
             for _ in 0..<request.count {
                 // Running out of descriptors just means fewer probes.
-                guard let socket = try? UDPSocket(loop: loop, bind: ip), let base = STUNAddress(socket.localAddress) else { break }
+                guard let (base, socket) = Self.bind(ip, loop: loop) else { break }
                 listen(socket, on: base)
                 bases.append(base)
             }

@@ -112,11 +112,10 @@ public final class ICEAgent {
     }
 
     /// The peer signalled end-of-candidates (an empty candidate string).
-    /// The peer's end-of-candidates. Signaling is ordered and a peer sends
-    /// its description before its end-of-candidates, so one that comes
-    /// before this generation's credentials belongs to an earlier one (a
-    /// restart, or a peer that started over) and is ignored: it carries no
-    /// ufrag to tell.
+    /// Signaling is ordered and a peer sends its description before its
+    /// end-of-candidates, so one that comes before this generation's
+    /// credentials belongs to an earlier one (a restart, or a peer that
+    /// started over) and is ignored: it carries no ufrag to tell.
     public func remoteEndOfCandidates() {
         guard remoteCredentials != nil else { return }
         remoteEnded = true

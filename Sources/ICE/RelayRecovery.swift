@@ -56,9 +56,8 @@ extension ICEAgent {
 
     /// Reports the loss (`drainRelay`), then allocates again unthrottled.
     private func reallocateNow(_ index: Int) {
-        relays[index].reallocatedAt = nil
         drainRelay(index)
-        reallocate(index)
+        reallocate(index, throttled: false)
     }
 
     /// On an ICE restart, each relayed candidate is offered again only once
