@@ -44,6 +44,15 @@ final class ServerConnection {
         flush()
     }
 
+    /// Sends a WebSocket ping; `pingOutstanding` until any traffic comes back.
+    func ping() {
+        guard var ws = socket else { return }
+        _ = ws.ping()
+        socket = ws
+        pingOutstanding = true
+        flush()
+    }
+
     func flush() {
         guard var ws = socket else { return }
         while let bytes = ws.pollTransmit() { stream.write(bytes) }

@@ -57,12 +57,9 @@ extension SignalingService {
     /// dropped like a socket that missed the heartbeat, so a member back on
     /// a new socket gets its seat in seconds, not `deadAfter`.
     func probe(_ id: ConnectionID) {
-        guard let connection = connections[id], case .webSocket = connection.mode, var ws = connection.socket else { return }
+        guard let connection = connections[id], case .webSocket = connection.mode else { return }
         let sentAt = loop.now
-        _ = ws.ping()
-        connection.socket = ws
-        connection.pingOutstanding = true
-        connection.flush()
+        connection.ping()
         loop.schedule(after: Self.probeTimeout) { [weak connection] in
             guard let connection, connection.lastActivity <= sentAt else { return }
             connection.stream.abort()
@@ -80,11 +77,8 @@ extension SignalingService {
             case .webSocket:
                 if quiet >= Self.deadAfter {
                     connection.stream.abort()
-                } else if quiet >= Self.pingAfter && !connection.pingOutstanding, var ws = connection.socket {
-                    _ = ws.ping()
-                    connection.socket = ws
-                    connection.pingOutstanding = true
-                    connection.flush()
+                } else if quiet >= Self.pingAfter && !connection.pingOutstanding {
+                    connection.ping()
                 }
             case .http, .draining:
                 if quiet >= Self.httpIdle || (connection.requestStarted.map { nowInstant - $0 >= .seconds(30) } ?? false) {
