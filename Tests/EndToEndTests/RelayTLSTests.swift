@@ -18,10 +18,8 @@ struct RelayTLSTests {
         defer { coturn.stop() }
         let ca = try #require(coturn.certificates?.caFile)
         let server = try Self.server(coturn)
-        let options = ["--server", server.url, "--relay-only", "--ca-file", ca, "--json"]
-        let alice = try ChildProcess.chatcli(["create"] + options, name: "alice")
-        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
-        let bob = try ChildProcess.chatcli(["join", code] + options, name: "bob")
+        let options = ["--relay-only", "--ca-file", ca]
+        let (alice, bob) = try RelayTests.startChat(server, alice: options, bob: options)
         let fromAlice = ChatTests.messages("a"), fromBob = ChatTests.messages("b")
         _ = try RelayTests.connectThroughTheRelay(alice, bob, coturn, fromAlice: fromAlice, fromBob: fromBob)
         ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
@@ -33,9 +31,7 @@ struct RelayTLSTests {
         let coturn = try Coturn(tls: true)
         defer { coturn.stop() }
         let server = try Self.server(coturn)
-        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--relay-only", "--json"], name: "alice")
-        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
-        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        let (alice, bob) = try RelayTests.startChat(server, alice: ["--relay-only"])
         let error = try #require(alice.waitForEvent("error", timeout: 30), "\(alice.transcript)\n\(bob.transcript)")
         #expect((error["message"] as? String)?.contains("certificate") == true, "\(error)")
         #expect(alice.waitForExit(timeout: 20) == 1)

@@ -11,6 +11,16 @@ struct RelayTests {
         return try ServerProcess(arguments: urls, environment: ["CHATCLI_TURN_SECRET": coturn.secret])
     }
 
+    /// `create` on `server` (with `aliceFlags`), then `join` with the code
+    /// it prints (with `bobFlags`), both in `--json` mode.
+    static func startChat(_ server: ServerProcess, alice aliceFlags: [String] = [], bob bobFlags: [String] = [],
+                          environment: [String: String] = [:]) throws -> (alice: ChildProcess, bob: ChildProcess) {
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"] + aliceFlags, name: "alice", environment: environment)
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"] + bobFlags, name: "bob", environment: environment)
+        return (alice, bob)
+    }
+
     /// Both peers queue their lines and connect; both `connected` events,
     /// after checking that each side reports the relay as its path.
     static func connectThroughTheRelay(_ alice: ChildProcess, _ bob: ChildProcess, _ coturn: Coturn, fromAlice: [String], fromBob: [String])
@@ -29,9 +39,7 @@ struct RelayTests {
         let coturn = try Coturn()
         defer { coturn.stop() }
         let server = try Self.server(coturn, transports: [transport])
-        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--relay-only", "--json"], name: "alice")
-        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
-        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        let (alice, bob) = try Self.startChat(server, alice: ["--relay-only"])
         let fromAlice = ChatTests.messages("a"), fromBob = ChatTests.messages("b")
         let (connected, bobConnected) = try Self.connectThroughTheRelay(alice, bob, coturn, fromAlice: fromAlice, fromBob: fromBob)
         #expect((connected["local"] as? String)?.hasPrefix("relay 127.0.0.1:") == true, "\(connected)")
@@ -49,16 +57,9 @@ struct RelayTests {
         let (username, password) = coturn.credentials()
         let turn = ["--ice-server", "turn:127.0.0.1:\(coturn.port)?transport=udp"]
         let environment = ["CHATCLI_TURN_USERNAME": username, "CHATCLI_TURN_PASSWORD": password]
-        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--relay-only", "--json"] + turn, name: "alice",
-                                             environment: environment)
-        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
-        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--relay-only", "--json"] + turn, name: "bob",
-                                           environment: environment)
+        let (alice, bob) = try Self.startChat(server, alice: ["--relay-only"] + turn, bob: ["--relay-only"] + turn, environment: environment)
         let fromAlice = ChatTests.messages("a"), fromBob = ChatTests.messages("b")
-        alice.write(ChatTests.lines(fromAlice))
-        bob.write(ChatTests.lines(fromBob))
-        let connected = try #require(alice.waitForEvent("connected", timeout: 20), "\(alice.transcript)\n\(bob.transcript)")
-        #expect(connected["path"] as? String == "relay", "\(connected)")
+        _ = try Self.connectThroughTheRelay(alice, bob, coturn, fromAlice: fromAlice, fromBob: fromBob)
         ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
     }
 
@@ -70,9 +71,7 @@ struct RelayTests {
         let coturn = try Coturn()
         defer { coturn.stop() }
         let server = try Self.server(coturn, transports: [transport])
-        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--relay-only", "--json"], name: "alice")
-        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
-        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--relay-only", "--json"], name: "bob")
+        let (alice, bob) = try Self.startChat(server, alice: ["--relay-only"], bob: ["--relay-only"])
         let both = { "\(alice.transcript.suffix(3000))\n\(bob.transcript.suffix(3000))\n\(coturn.logTail)" }
         try #require(alice.waitForEvent("connected", timeout: 20)?["path"] as? String == "relay", "\(both())")
         alice.write("before\n")
@@ -99,9 +98,7 @@ struct RelayTests {
         let coturn = try Coturn()
         defer { coturn.stop() }
         let server = try Self.server(coturn, transports: ["udp", "tcp"])
-        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
-        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
-        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        let (alice, bob) = try RelayTests.startChat(server)
         alice.write("direct\n")
         let connected = try #require(alice.waitForEvent("connected", timeout: 20), "\(alice.transcript)\n\(bob.transcript)")
         #expect(["host", "srflx", "prflx"].contains(connected["path"] as? String ?? ""), "\(connected)")
@@ -171,9 +168,7 @@ struct DoctorTURNTests {
 struct RelayOnlyWithoutTURNTests {
     @Test func relayOnlyWithoutATURNServerFailsClearly() throws {
         let server = try ServerProcess()
-        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--relay-only", "--json"], name: "alice")
-        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
-        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        let (alice, bob) = try RelayTests.startChat(server, alice: ["--relay-only"])
         let error = try #require(alice.waitForEvent("error", timeout: 20), "\(alice.transcript)")
         #expect(error["error"] as? String == "connection_failed")
         #expect((error["message"] as? String)?.contains("--relay-only needs a TURN server") == true, "\(error)")
