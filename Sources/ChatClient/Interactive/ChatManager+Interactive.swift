@@ -11,6 +11,11 @@ public enum ChatPhase: Equatable, Sendable {
     case connected(path: String)
     /// The channel exists but its path stopped answering (consent lost).
     case pathLost
+    /// The peer's process dropped out of the room (crash, lost network):
+    /// what is typed waits for it to come back (`chatcli resume`).
+    case peerAway
+    /// The peer left the chat for good; the user leaves when ready.
+    case peerLeft
     case leaving
 }
 
@@ -33,6 +38,11 @@ extension ChatManager {
 
     /// Lines typed that wait for the channel.
     public var queuedMessages: Int { outbox.count }
+
+    /// Messages typed that have not reached the peer yet (queued, or sent
+    /// and not acknowledged): the prompt and `/status` show the count, and
+    /// `/quit` warns about them.
+    public var undeliveredMessages: Int { outbox.count }
 
     /// `/quit` and Ctrl-D: once connected, deliver what was typed, then leave;
     /// before that, leave at once. Exit status 0.
