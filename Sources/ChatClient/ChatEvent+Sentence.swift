@@ -4,12 +4,18 @@ extension ChatEvent {
     /// Nil when there is nothing to say (`closed`: the sentence before it says why).
     public var sentence: String? {
         switch self {
-        case .code(let code, _):
+        case .code(let code, let expires, let server):
             let spaced = "\(code.prefix(3)) \(code.dropFirst(3))"
-            return "Your code: \(spaced)\nOn the other machine, run:  chatcli join \(code)"
+            let validity = expires.flatMap(Timestamp.parseISO8601).map { " (valid until \(Timestamp.local($0)))" } ?? ""
+            let option = server.map { " --server \($0)" } ?? ""
+            return "Your code: \(spaced)\(validity)\nOn the other machine, run:  chatcli join \(code)\(option)"
         case .waiting: return "Waiting for your peer to join…"
         case .peerJoined: return "Your peer is here."
         case .peerLeft: return "Your peer left the chat."
+        case .peerAway: return "Your peer lost its connection; what you type waits for them to come back."
+        case .peerBack: return "Your peer is back."
+        case .undelivered(let n): return "chatcli: " + Self.undeliveredSentence(n)
+        case .notice(let text): return text
         case .error(let e): return "chatcli: \(e.message)"
         case .closed, .controlReady, .control: return nil
         case .progress(let text): return text
@@ -31,7 +37,7 @@ extension ChatEvent {
     /// Results go to stdout, progress and errors to stderr.
     var isResult: Bool {
         switch self {
-        case .code, .peerJoined, .peerLeft, .connected, .reconnected, .message: return true
+        case .code, .peerJoined, .peerLeft, .peerAway, .peerBack, .connected, .reconnected, .message: return true
         default: return false
         }
     }

@@ -4,10 +4,22 @@ import Wire
 /// What a chat session reports to its user: printed as PROTOCOL §4 JSON lines
 /// with `--json`, or as sentences for a person.
 public enum ChatEvent: Equatable, Sendable {
-    case code(String, expires: String?)
+    /// `server`: the URL the peer must pass with `--server`, when not the default.
+    case code(String, expires: String?, server: String?)
     case waiting
     case peerJoined
     case peerLeft
+    /// The peer's process dropped out of the room (crash, lost network);
+    /// what is typed meanwhile waits for it (`peer_away`, an extension).
+    case peerAway
+    /// The peer is back in the room after `peerAway` (`peer_back`).
+    case peerBack
+    /// Messages typed that never reached the peer, when the chat ends
+    /// (`{"event":"error","error":"undelivered","count":N}`).
+    case undelivered(Int)
+    /// A note for the person (stderr in plain and `--json` modes; drawn
+    /// above the prompt when interactive, never into it).
+    case notice(String)
     case error(ClientError)
     case closed
     /// ICE found a path (before DTLS).
@@ -27,12 +39,20 @@ public enum ChatEvent: Equatable, Sendable {
     /// A `ctl` message from the peer (interactive mode only).
     case control(ControlMessage)
 
+    static func undeliveredSentence(_ n: Int) -> String {
+        n == 1 ? "1 message you typed never reached your peer." : "\(n) messages you typed never reached your peer."
+    }
+
     public var json: JSON? {
         switch self {
-        case .code(let code, let expires): return .object(["event": "code", "code": .string(code), "expires": expires.map(JSON.string)])
+        case .code(let code, let expires, _): return .object(["event": "code", "code": .string(code), "expires": expires.map(JSON.string)])
         case .waiting: return ["event": "waiting"]
         case .peerJoined: return ["event": "peer_joined"]
         case .peerLeft: return ["event": "peer_left"]
+        case .peerAway: return ["event": "peer_away"]
+        case .peerBack: return ["event": "peer_back"]
+        case .undelivered(let n):
+            return ["event": "error", "error": "undelivered", "count": JSON(n), "message": .string(Self.undeliveredSentence(n))]
         case .error(let e): return ["event": "error", "error": .string(e.code), "message": .string(e.message)]
         case .closed: return ["event": "closed"]
         case .ice(let path, let local, let remote, let rtt):
@@ -43,7 +63,7 @@ public enum ChatEvent: Equatable, Sendable {
                             "remote": .string(info.remote), "sas": .string(info.sas), "rtt_ms": info.rttMilliseconds.map { JSON($0) } ?? .null])
         case .message(let text): return ["event": "message", "text": .string(text)]
         case .notSent(let code, let message): return ["event": "error", "error": .string(code), "message": .string(message)]
-        case .progress, .controlReady, .control: return nil
+        case .progress, .notice, .controlReady, .control: return nil
         }
     }
 }

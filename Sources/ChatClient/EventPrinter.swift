@@ -18,6 +18,7 @@ public final class EventPrinter {
         }
         if jsonMode {
             if let json = event.json { Output.write(json.serialized + "\n", to: 1) }
+            if case .notice(let text) = event { Output.write(text + "\n", to: 2) }   // never on the JSON stdout
             return
         }
         if let sentence = event.sentence { Output.write(sentence + "\n", to: event.isResult ? 1 : 2) }

@@ -15,6 +15,8 @@ public final class PeerLink {
     let streams: TURNStreams
     private(set) var closed = false
     public var onEvent: ((PeerConnectionEvent) -> Void)?
+    /// After every pump: data moved, acknowledgements may have arrived.
+    public var onProgress: (() -> Void)?
 
     /// `interfaces`: the machine's addresses (`NetworkInterfaces.addresses()`).
     /// `turnServers` add relayed candidates (`caFile` is trusted for
@@ -81,6 +83,7 @@ public final class PeerLink {
         if let due = connection.pollTimeout() {
             timer = loop.schedule(at: Instant(max(due, now + .microseconds(100)))) { [weak self] in self?.pump() }
         }
+        onProgress?()
     }
 
     /// UDP datagrams from their base's socket; TURN-over-TCP bytes on the
@@ -102,6 +105,7 @@ public final class PeerLink {
         connection.close()
         pump()
         onEvent = nil
+        onProgress = nil
         loop.schedule(after: delay) { self.shutDown() }   // kept alive until then: the relays are deleted there
     }
 

@@ -58,12 +58,12 @@ public struct ChatCounters: Sendable, Equatable {
     public var bytesReceived = 0
     public init() {}
 
-    mutating func countSent(_ text: String) {
+    public mutating func countSent(_ text: String) {
         messagesSent += 1
         bytesSent += text.utf8.count
     }
 
-    mutating func countReceived(_ text: String) {
+    public mutating func countReceived(_ text: String) {
         messagesReceived += 1
         bytesReceived += text.utf8.count
     }

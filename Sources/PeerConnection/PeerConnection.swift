@@ -25,7 +25,11 @@ public final class PeerConnection {
     var dtls: DTLSEndpoint?
     var earlyDTLS: [[UInt8]] = []
     var sctp: DataChannelEndpoint?
-    var chatChannel: UInt16?
+    var chatChannel: UInt16? {
+        didSet { if let chatChannel { chatChannelID = chatChannel } }
+    }
+    /// The chat channel's stream, kept after it closes (acknowledgements still count).
+    var chatChannelID: UInt16?
     var controlChannel: UInt16?
     /// Chat messages and their bytes each way (the `ctl` channel not counted).
     public internal(set) var counters = ChatCounters()
@@ -76,6 +80,13 @@ public final class PeerConnection {
     /// True once everything sent on the channel has been acknowledged by the peer's SCTP.
     public var isFullyAcknowledged: Bool { sctp?.isFullyAcknowledged ?? true }
     public var bufferedAmount: Int { sctp?.bufferedAmount ?? 0 }
+    /// Chat messages sent on this connection that the peer's SCTP acknowledged
+    /// (in order: the first `n` sent). A peer that does not speak the `ctl`
+    /// delivery acknowledgements is known to have them by this alone.
+    public var chatMessagesAcknowledged: Int {
+        guard let sctp, let chatChannel = chatChannelID else { return 0 }
+        return sctp.acknowledgedMessages(on: chatChannel)
+    }
     public var isOpen: Bool { chatChannel != nil && !finished }
 
     public func send(text: String) throws(PeerConnectionError) {

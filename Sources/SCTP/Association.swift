@@ -78,6 +78,9 @@ public final class SCTPAssociation {
     var t3Deadline: Duration?
     var errorCount = 0
     var outgoingSSN: [UInt16: UInt16] = [:]
+    /// User messages (DCEP excluded) per stream whose every fragment the
+    /// peer's cumulative ack covers: what the peer's SCTP has surely received.
+    public internal(set) var acknowledgedMessages: [UInt16: Int] = [:]
 
     // Shutdown (T2).
     var t2Deadline: Duration?

@@ -22,6 +22,9 @@ extension SCTPAssociation {
         while !retransmissionQueue.isEmpty, tsnLessOrEqual(retransmissionQueue.firstTSN, s.cumulativeTSNAck) {
             let tsn = retransmissionQueue.firstTSN
             guard let c = retransmissionQueue.popFirst() else { break }
+            if c.flags & DataChunk.endingFlag != 0, c.ppid != DataChannelPPID.dcep {
+                acknowledgedMessages[c.streamID, default: 0] += 1
+            }
             if !c.gapAcked {
                 bytesAcked += c.size
                 highestNewlyAcked = tsn

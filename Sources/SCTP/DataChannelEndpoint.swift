@@ -57,6 +57,8 @@ public final class DataChannelEndpoint {
     /// True when the peer's cumulative ack covers everything we ever sent.
     public var isFullyAcknowledged: Bool { association.isFullyAcknowledged }
     public var unacknowledgedBytes: Int { association.unacknowledgedBytes }
+    /// Messages sent on channel `id` that the peer's SCTP has acknowledged, in order.
+    public func acknowledgedMessages(on id: UInt16) -> Int { association.acknowledgedMessages[id] ?? 0 }
     /// Bytes queued and not yet transmitted (WebRTC's `bufferedAmount`).
     public var bufferedAmount: Int { association.bufferedAmount }
     public func channel(_ id: UInt16) -> DataChannelInfo? { channels[id]?.info }

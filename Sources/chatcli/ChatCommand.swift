@@ -60,21 +60,18 @@ enum ChatCommand {
             return 1
         }
 
-        var status: Int32 = 1
         let manager = ChatManager(loop: loop, connector: connector, printer: printer, mode: mode)
         saving.attach(to: manager, caFile: args.value("ca-file"), loop: loop)
         manager.extraICEServers = iceServers
         manager.relayOnly = args.has("relay-only")
         manager.hardNATProbing = args.has("hard-nat-probing")
-        manager.onFinish = { code in
-            status = code
-            loop.stop()
-        }
+        if server.description != Commands.defaultServer { manager.inviteServer = server.description }
         if InteractiveChat.wanted(json: args.has("json")) {
-            return runInteractive(loop: loop, manager: manager, printer: printer) ?? status
+            manager.staysAfterPeerLeft = true
+            return runInteractive(loop: loop, manager: manager, printer: printer)
         }
         do {
-            try loop.onSignal([SIGINT, SIGTERM]) { _ in manager.interrupt() }
+            try loop.onSignal([SIGINT, SIGTERM]) { manager.interrupt(signal: $0) }
             let input = StandardInput(loop: loop)
             input.onLine = { manager.send(line: $0) }
             input.onOverlong = { size in
@@ -82,25 +79,23 @@ enum ChatCommand {
                                       message: "A message of \(size) bytes was not sent: the limit is \(ChatManager.maxMessageBytes) bytes."))
             }
             input.start { manager.endOfInput() }
-            manager.start()
-            loop.run()
+            let status = manager.run()
             input.stop()
+            return status
         } catch {
             Output.write("chatcli: cannot start: \(error)\n", to: 2)
             return 1
         }
-        return status
     }
 
-    /// Runs the session with the interactive chat; nil once it ended (the
-    /// status is then the session's), or 1 if it could not start.
-    private static func runInteractive(loop: EventLoop, manager: ChatManager, printer: EventPrinter) -> Int32? {
+    /// Runs the session with the interactive chat; its exit status (1 if it could not start).
+    private static func runInteractive(loop: EventLoop, manager: ChatManager, printer: EventPrinter) -> Int32 {
         let environment = ["NO_COLOR", "TERM"].reduce(into: [String: String]()) { $0[$1] = Self.environment($1) }
         let chat = InteractiveChat(loop: loop, manager: manager, printer: printer, environment: environment)
         defer { chat.stop() }   // the terminal is restored however the session ends
         do {
             try loop.onSignal([SIGINT]) { _ in chat.interrupt() }
-            try loop.onSignal([SIGTERM, SIGHUP]) { _ in manager.interrupt() }
+            try loop.onSignal([SIGTERM, SIGHUP]) { manager.interrupt(signal: $0) }
             try loop.onSignal([SIGWINCH]) { _ in chat.editor.resize() }
             try chat.start()
         } catch {
@@ -108,9 +103,7 @@ enum ChatCommand {
             Output.write("chatcli: cannot start: \(error)\n", to: 2)
             return 1
         }
-        manager.start()
-        loop.run()
-        return nil
+        return manager.run()
     }
 
     static func environment(_ name: String) -> String? {

@@ -51,7 +51,7 @@ extension InteractiveChat {
             report.path = (pair.path, pair.local.summary, pair.remote.summary)
             report.rttMilliseconds = pair.rttMilliseconds
         }
-        report.counters = manager.connection?.counters ?? report.counters
+        report.counters = manager.counters
         report.queued = manager.queuedMessages
         report.connectedFor = connectedAt.map { now - $0 }
         report.expires = expires

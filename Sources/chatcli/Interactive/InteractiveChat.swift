@@ -63,7 +63,7 @@ final class InteractiveChat {
     func interrupt() {
         let now = loop.now
         if let last = lastInterrupt, now - last < Self.interruptWindow {
-            manager.interrupt()
+            manager.interrupt(signal: SIGINT)
             return
         }
         lastInterrupt = now
@@ -87,14 +87,14 @@ final class InteractiveChat {
         switch event {
         case .message(let text):
             show(.peer(name: peerName ?? "peer"), TerminalText.sanitize(text))
-        case .code(_, let expires):
+        case .code(_, let expires, _):
             self.expires = expires
             show(.important, event.sentence ?? "")
         case .connected(let info):
             connected(sas: info.sas, sentence: event.sentence ?? "")
-        case .peerLeft, .reconnected:
+        case .peerLeft, .peerAway, .peerBack, .reconnected:
             show(.important, event.sentence ?? "")
-        case .error, .notSent:
+        case .error, .notSent, .undelivered:
             show(.error, event.sentence ?? "")
         case .controlReady:
             if let myName { manager.sendControl(.name(myName)) }
@@ -102,7 +102,7 @@ final class InteractiveChat {
             control(message)
         case .closed:
             break
-        case .waiting, .peerJoined, .ice, .progress:
+        case .waiting, .peerJoined, .ice, .progress, .notice:
             if let sentence = event.sentence { show(.notice, sentence) }
         }
         // The session changes its state right after it reports the event.

@@ -1,0 +1,56 @@
+import Wire
+
+/// The `ctl` messages that make delivery exactly-once between chatcli peers
+/// (README, "Delivery"): chat text itself stays plain on `chat`, so any
+/// WebRTC peer can chat; these only number it and acknowledge it.
+///
+/// - `{"type":"hello","delivery":1,"epoch":E,"next":N}`: sent by each side
+///   once `ctl` is open on a connection. `E` names the sending process's
+///   message sequence (random, fresh per process); `N` is the sequence
+///   number of the first chat message it sends on `chat` over this
+///   connection, each later one being the next number.
+/// - `{"type":"ack","epoch":E,"seq":N}`: every message of sequence `E` up
+///   to `N` is on the receiver's screen.
+public enum DeliveryMessage: Equatable, Sendable {
+    case hello(epoch: String, next: Int)
+    case ack(epoch: String, seq: Int)
+
+    public static let version = 1
+    /// Epochs are 16 hex digits; anything longer is not ours.
+    static let maxEpochLength = 64
+
+    public init?(json: JSON) {
+        guard let type = json["type"]?.stringValue else { return nil }
+        switch type {
+        case "hello":
+            guard let version = json["delivery"]?.intValue, version >= 1,
+                  let epoch = Self.epoch(json["epoch"]), let next = Self.sequence(json["next"]) else { return nil }
+            self = .hello(epoch: epoch, next: next)
+        case "ack":
+            guard let epoch = Self.epoch(json["epoch"]), let seq = Self.sequence(json["seq"]) else { return nil }
+            self = .ack(epoch: epoch, seq: seq)
+        default:
+            return nil
+        }
+    }
+
+    public var text: String {
+        switch self {
+        case .hello(let epoch, let next):
+            return JSON.object(["type": "hello", "delivery": JSON(Self.version), "epoch": .string(epoch), "next": JSON(next)]).serialized
+        case .ack(let epoch, let seq):
+            return JSON.object(["type": "ack", "epoch": .string(epoch), "seq": JSON(seq)]).serialized
+        }
+    }
+
+    private static func epoch(_ value: JSON?) -> String? {
+        guard let text = value?.stringValue, !text.isEmpty, text.utf8.count <= maxEpochLength else { return nil }
+        return text
+    }
+
+    /// Sequence numbers start at 1 and stay far below 2^53 (JSON numbers).
+    private static func sequence(_ value: JSON?) -> Int? {
+        guard let n = value?.intValue, n >= 0, n < 1 << 52 else { return nil }
+        return n
+    }
+}

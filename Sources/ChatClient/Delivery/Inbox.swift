@@ -1,0 +1,93 @@
+/// The receiver's half of delivery: decides which chat messages reach the
+/// screen, so each of a chatcli peer's messages is shown exactly once, in
+/// order, even when it arrives again on a new connection (the peer resends
+/// what it had no ack for). The peer's `hello` gives the sequence number of
+/// the first chat message on a connection; the rest follow in order (the
+/// `chat` channel is ordered and reliable). A peer that sent no `hello` on
+/// this connection (a browser, aiortc, Inviso's app) gets its messages shown
+/// as they come, as plain WebRTC does.
+///
+/// `chat` and `ctl` are separate SCTP streams, so a `hello` can arrive after
+/// the first messages it numbers. From a peer known to send one (it did on
+/// an earlier connection), messages are held until it comes, or until
+/// `holdLimit` passes (then shown as they are: better twice than never).
+public struct Inbox: Sendable {
+    public static let holdLimit: Duration = .seconds(3)
+
+    /// Per peer sequence (epoch): the highest number on the screen.
+    private var shown: [String: Int] = [:]
+    private var peerSendsHello = false
+    /// This connection: the peer's hello, the messages received, those held.
+    private var hello: (epoch: String, next: Int)?
+    private var received = 0
+    private var held: [String] = []
+    private var holding = false
+    private(set) var holdingSince: Duration?
+    /// An ack is owed to the peer (its epoch and the last number shown).
+    public private(set) var pendingAck: DeliveryMessage?
+
+    public init() {}
+
+    public mutating func connectionOpened() {
+        hello = nil
+        received = 0
+        held = []
+        holdingSince = nil
+        holding = peerSendsHello
+    }
+
+    /// A chat message arrived; returns what to show (nothing while held or a duplicate).
+    public mutating func receive(_ text: String, now: Duration) -> [String] {
+        let position = received
+        received += 1
+        if let hello { return admit(text, seq: hello.next + position, epoch: hello.epoch) }
+        if holding {
+            if held.isEmpty { holdingSince = now }
+            held.append(text)
+            return []
+        }
+        return [text]
+    }
+
+    /// The peer's hello for this connection: held messages are numbered,
+    /// duplicates dropped, the rest shown.
+    public mutating func receiveHello(epoch: String, next: Int) -> [String] {
+        guard hello == nil else { return [] }
+        hello = (epoch, next)
+        peerSendsHello = true
+        defer { held = []; holding = false; holdingSince = nil }
+        if !holding || held.isEmpty {
+            // Shown already as they came (not held): remember how far they got.
+            let last = next + received - 1
+            if received > 0, last > (shown[epoch] ?? 0) {
+                shown[epoch] = last
+                pendingAck = .ack(epoch: epoch, seq: last)
+            }
+            return []
+        }
+        var out: [String] = []
+        for (position, text) in held.enumerated() {
+            out += admit(text, seq: next + position, epoch: epoch)
+        }
+        return out
+    }
+
+    /// The hold lasted too long: show what is held, unnumbered.
+    public mutating func releaseHeld() -> [String] {
+        defer { held = []; holding = false; holdingSince = nil }
+        return held
+    }
+
+    public mutating func takeAck() -> DeliveryMessage? {
+        defer { pendingAck = nil }
+        return pendingAck
+    }
+
+    private mutating func admit(_ text: String, seq: Int, epoch: String) -> [String] {
+        let last = shown[epoch] ?? 0
+        guard seq > last else { return [] }   // shown before, on an earlier connection
+        shown[epoch] = seq
+        pendingAck = .ack(epoch: epoch, seq: seq)
+        return [text]
+    }
+}

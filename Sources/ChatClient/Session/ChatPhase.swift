@@ -1,0 +1,20 @@
+import PeerConnection
+
+/// Where a chat stands, for the interactive prompt.
+public enum ChatPhase: Equatable, Sendable {
+    /// Talking to the server: creating the room or accepting the code.
+    case starting
+    case waitingForPeer
+    /// Joining the room, negotiating, ICE, DTLS, SCTP.
+    case connecting
+    /// The chat channel is open over a working path (`host`, `srflx`, `prflx` or `relay`).
+    case connected(path: String)
+    /// The channel exists but its path stopped answering (consent lost).
+    case pathLost
+    /// The peer's process dropped out of the room (crash, lost network):
+    /// what is typed waits for it to come back (`chatcli resume`).
+    case peerAway
+    /// The peer left the chat for good; the user leaves when ready.
+    case peerLeft
+    case leaving
+}

@@ -1,0 +1,206 @@
+import PeerConnection
+import Signaling
+import Wire
+
+/// The peer-to-peer half: WebRTC negotiation over the signaling relay (the
+/// initiator offers; candidates trickle both ways and are held until the
+/// remote description exists), then the chat channel and delivery.
+extension ChatSession {
+    func roomReady(isInitiator: Bool) {
+        // A peer that comes back may be a new process (`chatcli resume`) with no
+        // connection at all: the initiator that stayed renegotiates. From the
+        // offerer of a live DTLS session that is an ICE restart (nothing in
+        // flight is lost); a new process answers with another certificate and
+        // then gets a fresh connection (see `relayed`, webrtc_answer).
+        let renegotiate = peerRejoining && isInitiator
+        peerRejoining = false
+        if let peer, peer.isOpen {
+            if peer.isOfferer, peer.canRestartICE, renegotiate || peer.isPathDown {
+                sendRestartOffer()
+                return
+            }
+            if !renegotiate { return }   // the channel survived a signaling reconnect
+            // Dropped without SHUTDOWN: if the peer's side of it is still
+            // alive, a closed channel would read as the peer leaving; our new
+            // offer (another certificate) replaces it there instead.
+            actions.append(.shutDownPeer(peer))
+            connectionEnded()
+            self.peer = nil
+        }
+        closePeer()
+        guard isInitiator else { return }   // the answerer waits for the offer
+        requestPeer(isOfferer: true)
+    }
+
+    func requestPeer(isOfferer: Bool) {
+        creatingPeer = true
+        actions.append(.createPeer(isOfferer: isOfferer, iceServers: iceServers))
+    }
+
+    /// The driver made the connection `createPeer` asked for.
+    public func peerCreated(_ transport: any PeerTransport, now: Duration) {
+        advance(now)
+        creatingPeer = false
+        guard currentRoomID != nil else {
+            actions.append(.shutDownPeer(transport))
+            return
+        }
+        peer = transport
+        if transport.isOfferer {
+            actions.append(.signaling(.send(.offer(sdp: transport.createOffer()))))
+        } else if let offer = earlyOffer {
+            earlyOffer = nil
+            answer(offer, on: transport)
+        }
+        for candidate in earlyCandidates { transport.addRemoteCandidate(candidate) }
+        earlyCandidates = []
+        afterInput()
+    }
+
+    public func peerCreationFailed(_ error: ClientError, now: Duration) {
+        advance(now)
+        creatingPeer = false
+        fail(error)
+    }
+
+    func relayed(type: String, payload: JSON) {
+        switch type {
+        case MessageType.webrtcOffer:
+            guard let sdp = payload["sdp"]?.stringValue else { return }
+            if let peer, peer.canRestartICE, peer.isSameSession(sdp) {
+                answer(sdp, on: peer)   // the offerer restarted ICE on the connection we have
+                return
+            }
+            closePeer()
+            earlyOffer = sdp
+            requestPeer(isOfferer: false)
+        case MessageType.webrtcAnswer:
+            guard let sdp = payload["sdp"]?.stringValue, let peer else { return }
+            do {
+                try peer.acceptAnswer(sdp)
+            } catch PeerConnectionError.certificateChanged {
+                // The peer started over (a new process): a new connection.
+                closePeer()
+                roomReady(isInitiator: true)
+            } catch {
+                fail(.protocolViolation(error.description))
+            }
+        case MessageType.iceCandidate:
+            guard let candidate = ICECandidatePayload(json: payload) else { return }
+            if let peer, !creatingPeer {
+                peer.addRemoteCandidate(candidate.candidate)
+            } else {
+                earlyCandidates.append(candidate.candidate)
+            }
+        default:
+            break   // key_exchange, chat_*: nothing we need
+        }
+    }
+
+    private func answer(_ sdp: String, on peer: any PeerTransport) {
+        do {
+            actions.append(.signaling(.send(.answer(sdp: try peer.acceptOffer(sdp)))))
+        } catch {
+            fail(.protocolViolation(error.description))
+        }
+    }
+
+    /// Closes the current connection gracefully (its unacknowledged
+    /// messages go out again on the next one).
+    func closePeer() {
+        guard let peer else { return }
+        actions.append(.closePeer(peer))
+        connectionEnded()
+        self.peer = nil
+    }
+
+    func connectionEnded() {
+        if let peer, !peerSpeaksDelivery { outbox.acknowledgeTransport(count: peer.chatMessagesAcknowledged) }
+        outbox.connectionClosed()
+        pendingHello = nil
+        peerSpeaksDelivery = false
+        timers.cancel(.holdRelease)
+    }
+
+    // MARK: Peer events
+
+    /// An event of `transport` (events of a connection already replaced are ignored).
+    public func handlePeer(_ event: PeerConnectionEvent, from transport: any PeerTransport, now: Duration) {
+        advance(now)
+        guard let peer, peer === transport else { return }
+        switch event {
+        case .localCandidate(let candidate):
+            actions.append(.signaling(.send(ICECandidatePayload(candidate: candidate).message)))
+        case .endOfCandidates:
+            actions.append(.signaling(.send(ICECandidatePayload(candidate: nil).message)))
+        case .iceConnected(let pair):
+            emit(.ice(path: pair.path, local: pair.local.summary, remote: pair.remote.summary, rttMilliseconds: pair.rttMilliseconds))
+        case .connected(let info):
+            everConnected = true
+            pendingHello = outbox.connectionOpened()
+            inbox.connectionOpened()
+            peerSpeaksDelivery = false
+            emit(.connected(info))
+            flushOutbox()
+        case .message(let text):
+            show(inbox.receive(text, now: now))
+            if let since = inbox.holdingSince { timers.set(.holdRelease, at: since + Inbox.holdLimit) }
+        case .controlOpen:
+            emit(.controlReady)
+        case .controlMessage(let text):
+            control(text)
+        case .disconnected(let reason):
+            pathLost(reason)
+        case .reconnected(let info):
+            pathRestored(info)
+        case .networkChanged(let reason):
+            networkChanged(reason)
+        case .closed:
+            peerLeft()
+        case .failed(let reason):
+            fail(.peerConnectionFailed(reason))
+        }
+        afterInput()
+    }
+
+    /// The connection moved data (acks included): delivery may have progressed.
+    public func peerProgressed(_ transport: any PeerTransport, now: Duration) {
+        advance(now)
+        guard let peer, peer === transport else { return }
+        afterInput()
+    }
+
+    private func control(_ text: String) {
+        guard let json = try? JSON.parse(text), text.utf8.count <= ControlMessage.maxBytes else { return }
+        if let delivery = DeliveryMessage(json: json) {
+            switch delivery {
+            case .hello(let epoch, let next):
+                peerSpeaksDelivery = true
+                timers.cancel(.holdRelease)
+                show(inbox.receiveHello(epoch: epoch, next: next))
+            case .ack(let epoch, let seq):
+                outbox.acknowledge(epoch: epoch, seq: seq)
+            }
+            return
+        }
+        if let message = ControlMessage(text: text) { emit(.control(message)) }   // unknown types are ignored
+    }
+
+    func show(_ texts: [String]) {
+        for text in texts {
+            counters.countReceived(text)
+            emit(.message(text))
+        }
+    }
+
+    func releaseHeld() { show(inbox.releaseHeld()) }
+
+    /// Sends what waits, if the channel is open.
+    func flushOutbox() {
+        guard let peer, peer.isOpen else { return }
+        for text in outbox.unsent {
+            do { try peer.send(text: text) } catch { break }
+            outbox.sent()
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Signaling
+import Wire
+
+/// The signaling room: joining it (again after every reconnect), the
+/// peer's arrival, absence and departure, and what the server relays.
+extension ChatSession {
+    func joinRoom(_ roomID: String) {
+        state = .joiningRoom(roomID: roomID)
+        fetchICEServers()
+    }
+
+    public func handleSignaling(_ event: SignalingEvent, now: Duration) {
+        advance(now)
+        switch event {
+        case .open:
+            if let roomID = currentRoomID { actions.append(.signaling(.send(.joinRoom(roomId: roomID)))) }
+        case .lost(let error, _):
+            if case .inRoom(let roomID, _) = state { state = .joiningRoom(roomID: roomID) }
+            // Once per outage: the chat goes on directly; the prompt shows the rest.
+            if !serverLost {
+                serverLost = true
+                let chatGoesOn = isConnected ? " The chat goes on directly; reconnecting to the server in the background." : " Reconnecting…"
+                emit(.progress("Lost the server (\(error.message))." + chatGoesOn))
+            }
+        case .failed(let error):
+            fail(error)
+        case .message(let message):
+            handle(message)
+        }
+        afterInput()
+    }
+
+    func handle(_ message: ServerMessage) {
+        switch message {
+        case .roomJoined(let roomID, _, _, _):
+            // `ready` here only announces the room_ready that follows.
+            roomFullSince = nil
+            guard currentRoomID == roomID || currentRoomID == nil else { return }
+            state = .inRoom(roomID: roomID, ready: false)
+            if serverLost {
+                serverLost = false
+                emit(.progress("Back in touch with the server."))
+            }
+        case .roomReady(let roomID, _, let isInitiator):
+            guard currentRoomID != nil else { return }
+            state = .inRoom(roomID: roomID, ready: true)
+            if !peerPresent {
+                peerPresent = true
+                emit(peerRejoining ? .peerBack : .peerJoined)
+            }
+            roomReady(isInitiator: isInitiator)
+        case .roomFull:
+            // Inviso keeps a dead socket's seat for a while: retry with backoff.
+            if roomFullSince == nil { roomFullSince = now }
+            if let since = roomFullSince, now - since > .seconds(60) {
+                fail(.roomFull)
+                return
+            }
+            guard let roomID = currentRoomID else { return }
+            schedule(.joinRoom(roomID: roomID), after: retries.next(using: &rng))
+        case .peerLeft:
+            peerLeft()
+        case .relayed(let type, _, _, let payload):
+            relayed(type: type, payload: .object(payload))
+        case .peerDisconnected:
+            guard currentRoomID != nil else { return }
+            peerRejoining = true
+            peerPresent = false
+            if case .inRoom(let roomID, _) = state { state = .inRoom(roomID: roomID, ready: false) }
+            emit(.peerAway)
+        case .error(let code):
+            if code == .roomNotFound {
+                fail(.roomNotFound)
+            } else {
+                emit(.progress("The server reported: \(code.rawValue)"))
+            }
+        default:
+            break
+        }
+    }
+
+    /// The peer left: through signaling (`peer_left`), or by closing the
+    /// channel (SCTP SHUTDOWN / close_notify), which arrives even while
+    /// signaling is reconnecting. Reported once.
+    func peerLeft() {
+        switch state {
+        case .joiningRoom, .inRoom: break
+        default: return
+        }
+        peerHasLeft = true
+        emit(.peerLeft)
+        closeSession()
+        if !outbox.isEmpty { emit(.undelivered(outbox.undelivered)) }
+        guard options.staysAfterPeerLeft, !inputEnded else {
+            // Exit 0 only if everything typed reached the peer.
+            leave(status: outbox.isEmpty ? 0 : 1)
+            return
+        }
+        // The user leaves when ready (what they were typing stays on screen).
+        state = .peerGone
+        peerPresent = false
+        peerRejoining = false
+        timers.cancel(.restart)
+        closePeer()
+        actions.append(.signaling(.leave))
+    }
+}

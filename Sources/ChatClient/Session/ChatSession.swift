@@ -1,0 +1,255 @@
+import HTTP1
+import PeerConnection
+import Signaling
+
+/// One chat's lifecycle as a sans-IO state machine (the str0m `Rtc` shape):
+/// REST pairing by code (create, join or resume), the signaling room, the
+/// WebRTC negotiation, delivery of every message exactly once, and the way
+/// out (the user's leave, the peer leaving, a signal, a failure).
+///
+/// Replies, signaling events, peer events, typed lines and `now` go in;
+/// `pollAction()` gives what to do (requests, signaling, peer connections,
+/// events for the user, the exit status) and `pollTimeout()` the next
+/// deadline. No clock, loop, socket or print inside: `ChatManager` drives it
+/// on the event loop, and the tests drive it on a manual clock against the
+/// real server cores and in-memory peers.
+public final class ChatSession {
+    public struct Options: Sendable {
+        /// The server's `host[:port]`, for REST requests.
+        public var authority: String
+        /// The server's host, for the fallback `stun:HOST:3478`.
+        public var host: String
+        /// `--ice-server` entries, used with (or, for servers without the API, instead of) the server's.
+        public var extraICEServers: [ICEServerEntry] = []
+        /// Only relayed candidates (WebRTC `iceTransportPolicy: "relay"`).
+        public var relayOnly = false
+        /// When the peer leaves, stay until the user leaves (interactive);
+        /// else end at once (scripts).
+        public var staysAfterPeerLeft = false
+        /// The server as the peer must name it (`--server URL`), when it is not the default.
+        public var inviteServer: String?
+        /// Printed once (not in `--json` mode) when pairing succeeded.
+        public var notice: String?
+
+        public init(authority: String, host: String) {
+            self.authority = authority
+            self.host = host
+        }
+    }
+
+    enum State: Equatable {
+        case pairing
+        case waitingForPeer(code: String)
+        case joiningRoom(roomID: String)
+        case inRoom(roomID: String, ready: Bool)
+        /// The peer left for good; the user has not yet.
+        case peerGone
+        case leaving(status: Int32)
+        case finished
+    }
+
+    public let mode: SessionMode
+    public let deviceID: String
+    var options: Options
+    var rng: any RandomNumberGenerator
+    public internal(set) var now: Duration
+    var state: State = .pairing
+    var actions: [SessionAction] = []
+    var timers = SessionTimers()
+    var forcedExitStatus: Int32 = 130
+
+    // Pairing and the room.
+    var requests: [Int: Request] = [:]
+    var nextRequestID = 1
+    var pendingRetry: Retry?
+    var iceServers: [ICEServerEntry] = []
+    var retries = Backoff(base: .milliseconds(250), cap: .seconds(5))
+    var transientFailures = 0
+    var outageSince: Duration?
+    var roomFullSince: Duration?
+    /// The room's expiry as the server gave it, when known.
+    public internal(set) var expires: String?
+    /// The peer is in the room (room_ready seen, no departure since).
+    var peerPresent = false
+    /// The peer's socket dropped; it may come back as a new process (`chatcli resume`).
+    var peerRejoining = false
+    var serverLost = false
+    var sessionClosed = false
+    var peerHasLeft = false
+
+    // The peer connection.
+    var peer: (any PeerTransport)?
+    var creatingPeer = false
+    var earlyCandidates: [String?] = []
+    var earlyOffer: String?
+    var pathDownSince: Duration?
+    var restartBackoff = Backoff(base: .seconds(1), cap: .seconds(15))
+    var everConnected = false
+
+    // Delivery.
+    public internal(set) var outbox: Outbox
+    var inbox = Inbox()
+    /// Our `hello` for the current connection, until `ctl` is open to take it.
+    var pendingHello: DeliveryMessage?
+    /// The peer sent its `hello` on the current connection (it acks on `ctl`).
+    var peerSpeaksDelivery = false
+    var inputEnded = false
+    public internal(set) var counters = ChatCounters()
+
+    public init(mode: SessionMode, options: Options, now: Duration, random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
+        self.mode = mode
+        self.options = options
+        self.now = now
+        var rng = random
+        deviceID = mode.resumedDeviceID ?? Identifiers.deviceID(using: &rng)
+        outbox = Outbox(epoch: Self.epoch(using: &rng))
+        self.rng = rng
+    }
+
+    static func epoch(using rng: inout any RandomNumberGenerator) -> String {
+        let value = UInt64.random(in: .min ... .max, using: &rng)
+        let hex = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    // MARK: Driving
+
+    public func pollAction() -> SessionAction? {
+        actions.isEmpty ? nil : actions.removeFirst()
+    }
+
+    public func pollTimeout() -> Duration? { timers.next }
+
+    public var hasActions: Bool { !actions.isEmpty }
+
+    public func handleTimeout(now: Duration) {
+        advance(now)
+        while let timer = timers.popDue(now: now) { fire(timer) }
+        afterInput()
+    }
+
+    public var isFinished: Bool { state == .finished }
+
+    func advance(_ now: Duration) { self.now = max(self.now, now) }
+
+    func emit(_ event: ChatEvent) { actions.append(.event(event)) }
+
+    /// After every input: owed acks and hellos go out, and delivery is checked.
+    func afterInput() {
+        guard let peer, peer.isOpen else { return }
+        if peer.isControlOpen {
+            if let hello = pendingHello {
+                pendingHello = nil
+                try? peer.sendControl(hello.text)
+            }
+            if let ack = inbox.takeAck() { try? peer.sendControl(ack.text) }
+        }
+        if !peerSpeaksDelivery {
+            outbox.acknowledgeTransport(count: peer.chatMessagesAcknowledged)
+        }
+        finishWhenDelivered()
+    }
+
+    // MARK: Inputs from the user
+
+    /// The largest chat message (`a=max-message-size`).
+    public static let maxMessageBytes = 262_144
+
+    /// A line from the user: delivered exactly once, now or when the peer is back.
+    public func send(line: String, now: Duration) {
+        advance(now)
+        guard line.utf8.count <= Self.maxMessageBytes else {
+            emit(.notSent(code: "message_too_large",
+                          message: "A message of \(line.utf8.count) bytes was not sent: the limit is \(Self.maxMessageBytes) bytes."))
+            return
+        }
+        guard state != .peerGone else {
+            emit(.notSent(code: "peer_left", message: "Your peer left the chat; nothing more can be sent."))
+            return
+        }
+        outbox.append(line)
+        counters.countSent(line)
+        flushOutbox()
+        afterInput()
+    }
+
+    /// End of the user's input (scripts): deliver everything, then leave (exit 0).
+    public func endOfInput(now: Duration) {
+        advance(now)
+        inputEnded = true
+        if state == .peerGone { finish(outbox.isEmpty ? 0 : 1); return }
+        finishWhenDelivered()
+        if !isConnected { leaveIfNothingToDeliver() }
+    }
+
+    /// `/quit` and Ctrl-D: once everything typed has reached the peer, leave;
+    /// with nothing undelivered (or no peer to deliver to), leave now.
+    public func quit(now: Duration) {
+        advance(now)
+        inputEnded = true
+        switch state {
+        case .peerGone: finish(outbox.isEmpty ? 0 : 1)
+        case .inRoom, .joiningRoom:
+            if outbox.isEmpty { leave(status: 0) } else { finishWhenDelivered() }
+        default: leave(status: 0)
+        }
+    }
+
+    /// `/leave`: leave now, whatever is undelivered (exit 0).
+    public func leaveNow(now: Duration) {
+        advance(now)
+        if state == .peerGone { finish(0); return }
+        leave(status: 0)
+    }
+
+    /// SIGINT (130) or SIGTERM (143): leave the room, and exit within
+    /// `interruptLimit` whatever the network does.
+    public static let interruptLimit: Duration = .milliseconds(800)
+
+    public func interrupt(status: Int32, now: Duration) {
+        advance(now)
+        switch state {
+        case .finished: return
+        case .leaving, .peerGone: finish(status)
+        default:
+            emit(.progress("Interrupted; leaving."))
+            forcedExitStatus = status
+            timers.set(.forcedExit, at: now + Self.interruptLimit)
+            leave(status: status)
+        }
+    }
+
+    /// Sends on the `ctl` channel; false when it is not open.
+    @discardableResult
+    public func sendControl(_ message: ControlMessage) -> Bool {
+        guard let peer, peer.isControlOpen else { return false }
+        do { try peer.sendControl(message.text) } catch { return false }
+        return true
+    }
+
+    // MARK: State for the user
+
+    public var phase: ChatPhase {
+        switch state {
+        case .pairing: return .starting
+        case .waitingForPeer: return .waitingForPeer
+        case .peerGone: return .peerLeft
+        case .leaving, .finished: return .leaving
+        case .joiningRoom, .inRoom:
+            if peerRejoining { return .peerAway }
+            guard let peer, peer.isOpen else { return .connecting }
+            guard !peer.isPathDown, let path = peer.selectedPath else { return .pathLost }
+            return .connected(path: path)
+        }
+    }
+
+    public var connection: (any PeerTransport)? { peer }
+    public var undeliveredMessages: Int { outbox.undelivered }
+    var isConnected: Bool { peer?.isOpen ?? false }
+    var currentRoomID: String? {
+        switch state {
+        case .joiningRoom(let id), .inRoom(let id, _): return id
+        default: return nil
+        }
+    }
+}

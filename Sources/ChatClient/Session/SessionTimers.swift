@@ -1,0 +1,30 @@
+/// The session's deadlines, one per kind, on the caller's clock.
+enum SessionTimer: Hashable, CaseIterable {
+    /// A REST retry or the next `join_room` (see `ChatSession.Retry`).
+    case retry
+    /// The next ICE restart attempt (the offerer, while the path is down).
+    case restart
+    /// Messages held for the peer's `hello` are shown anyway.
+    case holdRelease
+    /// A signal asked to leave: exit by now whatever the network does.
+    case forcedExit
+}
+
+struct SessionTimers {
+    private var deadlines: [SessionTimer: Duration] = [:]
+
+    mutating func set(_ timer: SessionTimer, at deadline: Duration) { deadlines[timer] = deadline }
+    mutating func cancel(_ timer: SessionTimer) { deadlines[timer] = nil }
+    mutating func cancelAll() { deadlines = [:] }
+    func isSet(_ timer: SessionTimer) -> Bool { deadlines[timer] != nil }
+
+    var next: Duration? { deadlines.values.min() }
+
+    /// The earliest timer due at `now`, removed (in `CaseIterable` order on ties).
+    mutating func popDue(now: Duration) -> SessionTimer? {
+        let due = SessionTimer.allCases.filter { deadlines[$0].map { $0 <= now } ?? false }
+        guard let first = due.min(by: { deadlines[$0]! < deadlines[$1]! }) else { return nil }
+        deadlines[first] = nil
+        return first
+    }
+}
