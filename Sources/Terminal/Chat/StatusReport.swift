@@ -1,3 +1,4 @@
+import ChatClient
 import PeerConnection
 
 /// The `/status` answer: path, candidates, round trip, counters each way,

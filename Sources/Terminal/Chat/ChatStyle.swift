@@ -1,3 +1,4 @@
+import ChatClient
 import Glibc
 
 /// How the interactive chat draws its lines and prompt: `HH:MM` timestamps,

@@ -1,17 +1,16 @@
 import ChatClient
 import Glibc
 import Runtime
-import Terminal
 
 /// The chat for a person at a terminal: readline in callback mode on the
 /// event loop, every session event printed above the prompt (timestamped,
 /// peer text sanitized) without disturbing the half-typed line, a prompt
 /// that shows the connection state, and slash commands.
-final class InteractiveChat {
+public final class InteractiveChat {
     let loop: EventLoop
     let manager: ChatManager
     let printer: EventPrinter
-    let editor: LineEditor
+    public let editor: LineEditor
     let style: ChatStyle
     var watch: Watch?
     let started: Instant
@@ -27,11 +26,11 @@ final class InteractiveChat {
     static let interruptWindow: Duration = .seconds(2)
 
     /// Both standard input and output are terminals, and no `--json`.
-    static func wanted(json: Bool) -> Bool {
+    public static func wanted(json: Bool) -> Bool {
         !json && isatty(0) == 1 && isatty(1) == 1
     }
 
-    init(loop: EventLoop, manager: ChatManager, printer: EventPrinter, environment: [String: String]) {
+    public init(loop: EventLoop, manager: ChatManager, printer: EventPrinter, environment: [String: String]) {
         self.loop = loop
         self.manager = manager
         self.printer = printer
@@ -40,7 +39,7 @@ final class InteractiveChat {
         editor = LineEditor(prompt: "")
     }
 
-    func start() throws(RuntimeError) {
+    public func start() throws(RuntimeError) {
         LineEditor.useUTF8Locale()
         editor.onLine = { [weak self] in self?.handle(line: $0) }
         editor.onEnd = { [weak self] in self?.manager.quit() }
@@ -52,7 +51,7 @@ final class InteractiveChat {
     }
 
     /// Restores the terminal; safe to call more than once.
-    func stop() {
+    public func stop() {
         watch?.cancel()
         watch = nil
         printer.sink = nil
@@ -60,7 +59,7 @@ final class InteractiveChat {
     }
 
     /// Ctrl-C: the first clears the line; a second within two seconds leaves.
-    func interrupt() {
+    public func interrupt() {
         let now = loop.now
         if let last = lastInterrupt, now - last < Self.interruptWindow {
             manager.interrupt()

@@ -1,4 +1,5 @@
 import ChatClient
+import Terminal
 import Testing
 
 /// What a typed line means, and how the interactive chat draws things.
