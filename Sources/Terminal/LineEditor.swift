@@ -110,6 +110,14 @@ public final class LineEditor {
         rl_resize_terminal()
     }
 
+    /// The terminal's width in columns (standard output's window size, read
+    /// each time so a resize counts at once); 80 when it cannot be known.
+    public var columns: Int {
+        var size = winsize()
+        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
     /// Prints `text` (one or more lines) above the prompt; what the user was
     /// typing, and the cursor position in it, are put back as they were.
     public func print(_ text: String) {

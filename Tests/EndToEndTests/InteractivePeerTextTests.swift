@@ -30,4 +30,30 @@ struct InteractivePeerTextTests {
         #expect(script.waitForExit() == 0)
         #expect(alice.waitFor("Your peer left the chat.").ok)
     }
+
+    @Test func aHugeMessageIsFoldedAndShowPrintsItAll() throws {
+        let server = try ServerProcess()
+        let (alice, script) = try Self.aliceAndScript(server)
+        defer { alice.kill() }
+        alice.enter("/show")
+        #expect(alice.waitFor("Nothing is folded.").ok)
+
+        script.write("start" + String(repeating: "x", count: 100_000) + "END\nnext\n")
+        // 120 columns: 108 after `HH:MM peer: `, then 120 a line: 834 lines, 6 shown.
+        let folded = alice.waitFor("peer: next")
+        #expect(folded.ok, "\(folded.screen)")
+        #expect(folded.screen.contains("-- … 828 more lines — /show to see all"), "\(folded.screen)")
+        #expect(folded.screen.contains("peer: startxxx"))
+        #expect(folded.screen.split(separator: "\n").filter { $0.contains("xxxxxxxxxx") }.count == 6, "\(folded.screen)")
+        #expect(!folded.screen.contains("END"))
+        #expect(folded.screen.contains("Your code:"), "the conversation is still on screen")
+
+        alice.enter("/show")
+        let shown = alice.waitFor("xEND")
+        #expect(shown.ok, "\(shown.screen)")
+        #expect(shown.screen.split(separator: "\n").filter { $0.contains("xxxxxxxxxx") }.count > 30, "the screen is full of it")
+        script.closeInput()
+        #expect(script.waitForExit() == 0)
+        #expect(alice.waitFor("Your peer left the chat.").ok)
+    }
 }

@@ -15,6 +15,7 @@ import Testing
         ("/help", .command(.help)),
         ("/status", .command(.status)),
         ("/clear", .command(.clear)),
+        ("/show", .command(.show)),
         ("/verify", .command(.verify)),
         ("/verify ok", .command(.verifyOK)),
         ("/verify OK", .command(.verifyOK)),
@@ -39,7 +40,7 @@ import Testing
     }
 
     @Test func helpListsEveryCommand() {
-        for word in ["/help", "/quit", "/leave", "/status", "/verify", "/verify ok", "/name", "/clear", "//", "Ctrl-C", "Ctrl-D"] {
+        for word in ["/help", "/quit", "/leave", "/status", "/verify", "/verify ok", "/name", "/clear", "/show", "//", "Ctrl-C", "Ctrl-D"] {
             #expect(SlashCommand.helpText.contains(word), "\(word)")
         }
     }

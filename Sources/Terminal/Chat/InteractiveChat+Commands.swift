@@ -22,7 +22,7 @@ extension InteractiveChat {
             show(.error, "Not sent: a message can be at most \(ChatManager.maxMessageBytes) bytes.")
             return
         }
-        show(.own, TerminalText.sanitize(text))
+        showMessage(.own, TerminalText.sanitize(text))
         manager.send(line: text)
         if manager.queuedMessages > 0 {
             show(.notice, "Not connected yet: it will be sent once the connection is up.")
@@ -35,6 +35,7 @@ extension InteractiveChat {
         case .quit: manager.quit()
         case .leave: manager.leaveNow()
         case .clear: editor.clearScreen()
+        case .show: showFolded()
         case .status: show(.notice, statusReport().lines.joined(separator: "\n"))
         case .verify: showSafetyWords()
         case .verifyOK: markVerified()

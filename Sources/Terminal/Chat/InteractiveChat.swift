@@ -23,6 +23,10 @@ public final class InteractiveChat {
     var myName: String?
     var peerName: String?
     var lastInterrupt: Instant?
+    /// The last message shortened on screen, for `/show`.
+    var lastFolded: (time: String, kind: ChatStyle.Kind, text: String)?
+    /// The most screen lines one message takes before it is folded.
+    static let foldedLines = 6
     static let interruptWindow: Duration = .seconds(2)
 
     /// Both standard input and output are terminals, and no `--json`.
@@ -74,6 +78,27 @@ public final class InteractiveChat {
         editor.print(style.line(time: ClockTime.now(), kind, text))
     }
 
+    /// A message (sanitized already), folded to `foldedLines` screen lines
+    /// when longer, with a notice saying how to see the rest.
+    func showMessage(_ kind: ChatStyle.Kind, _ text: String) {
+        let time = ClockTime.now()
+        let fold = MessageFold.fold(text, columns: editor.columns, firstColumn: ChatStyle.textColumn(time: time, kind),
+                                    indent: ChatStyle.continuationColumn(time: time), maxLines: Self.foldedLines)
+        editor.print(style.line(time: time, kind, fold.shown))
+        guard fold.hiddenLines > 0 else { return }
+        lastFolded = (time, kind, text)
+        show(.notice, fold.notice)
+    }
+
+    /// `/show`: the last folded message in full.
+    func showFolded() {
+        guard let lastFolded else {
+            show(.notice, "Nothing is folded.")
+            return
+        }
+        editor.print(style.line(time: lastFolded.time, lastFolded.kind, lastFolded.text))
+    }
+
     func updatePrompt() {
         let prompt = style.prompt(manager.phase, reconnecting: everConnected, verified: verified)
         guard prompt != editor.prompt else { return }
@@ -85,7 +110,7 @@ public final class InteractiveChat {
     private func handle(_ event: ChatEvent) {
         switch event {
         case .message(let text):
-            show(.peer(name: peerName ?? "peer"), TerminalText.sanitize(text))
+            showMessage(.peer(name: peerName ?? "peer"), TerminalText.sanitize(text))
         case .code(_, let expires):
             self.expires = expires
             show(.important, event.sentence ?? "")
