@@ -46,7 +46,7 @@ extension InteractiveChat {
 
     func statusReport() -> StatusReport {
         let now = loop.now
-        var report = StatusReport(state: ChatStyle.label(manager.phase, reconnecting: everConnected, verified: verified),
+        var report = StatusReport(state: ChatStyle.label(manager.phase, reconnecting: everConnected, verified: safetyWords.verified),
                                   sessionAge: now - started)
         if let connection = manager.connection, let pair = connection.selectedPair {
             report.path = (pair.path, pair.local.summary, pair.remote.summary)
@@ -61,7 +61,7 @@ extension InteractiveChat {
     }
 
     private func showSafetyWords() {
-        guard let sas else {
+        guard let sas = safetyWords.current else {
             show(.notice, "Not connected yet: the safety words appear once the connection is up.")
             return
         }
@@ -70,15 +70,14 @@ extension InteractiveChat {
             Read them aloud to your peer over a channel you trust (a call, or in person) and listen to theirs.
             The same words on both screens mean nobody is in the middle: then type /verify ok.
             Different words: someone may be intercepting; type /leave.
-            """ + (verified ? "\nYou have already verified them." : ""))
+            """ + (safetyWords.verified ? "\nYou have already verified them." : ""))
     }
 
     private func markVerified() {
-        guard let sas else {
+        guard let sas = safetyWords.markVerified() else {
             show(.error, "Not connected yet: there are no safety words to verify.")
             return
         }
-        verified = true
         let told = manager.sendControl(.verified(sas: sas))
         show(.important, "Marked your peer as verified." + (told ? " They have been told." : " (Their app cannot be told.)"))
     }

@@ -17,9 +17,7 @@ public final class InteractiveChat {
     var connectedAt: Instant?
     var everConnected = false
     var expires: String?
-    /// The safety words of the current connection; `verified` applies to them.
-    var sas: String?
-    var verified = false
+    var safetyWords = SafetyWords()
     var myName: String?
     var peerName: String?
     var lastInterrupt: Instant?
@@ -100,7 +98,7 @@ public final class InteractiveChat {
     }
 
     func updatePrompt() {
-        let prompt = style.prompt(manager.phase, reconnecting: everConnected, verified: verified)
+        let prompt = style.prompt(manager.phase, reconnecting: everConnected, verified: safetyWords.verified)
         guard prompt != editor.prompt else { return }
         editor.setPrompt(prompt)
     }
@@ -137,12 +135,8 @@ public final class InteractiveChat {
     private func connected(sas newSAS: String, sentence: String) {
         everConnected = true
         if connectedAt == nil { connectedAt = loop.now }
-        if newSAS != sas {
-            sas = newSAS
-            verified = false
-        }
         show(.important, sentence)
-        show(.notice, "Type /verify to see how to compare the safety words.")
+        if let (kind, text) = safetyWords.connected(sas: newSAS) { show(kind, text) }
     }
 
     private func control(_ message: ControlMessage) {
@@ -152,8 +146,8 @@ public final class InteractiveChat {
             show(.notice, peerName.map { "\($0) is now called \(name)." } ?? "Your peer is called \(name).")
             peerName = name
         case .verified(let theirs):
-            if let theirs, theirs != sas {
-                show(.error, "Your peer marked different safety words as verified (\(TerminalText.sanitize(theirs))) than yours (\(sas ?? "none yet")). "
+            if let theirs, theirs != safetyWords.current {
+                show(.error, "Your peer marked different safety words as verified (\(TerminalText.sanitize(theirs))) than yours (\(safetyWords.current ?? "none yet")). "
                      + "Someone may be in the middle: compare them again aloud, or /leave.")
             } else {
                 show(.important, "Your peer verified the safety words: they read them aloud with you and they matched.")
