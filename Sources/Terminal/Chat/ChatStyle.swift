@@ -63,8 +63,10 @@ public struct ChatStyle: Sendable {
     /// The column where each further line of an entry starts (under the sender).
     public static func continuationColumn(time: String) -> Int { time.count + 1 }
 
-    /// `[connected · direct · verified] > ` and the like.
-    public func prompt(_ phase: ChatPhase, reconnecting: Bool, verified: Bool) -> String {
+    /// `[connected · direct · verified] > `, `[peer away · 2 waiting] > ` and
+    /// the like: `waiting` counts the messages typed that have not reached
+    /// the peer yet.
+    public func prompt(_ phase: ChatPhase, reconnecting: Bool, verified: Bool, waiting: Int = 0) -> String {
         let color: String
         switch phase {
         case .connected: color = "32"
@@ -73,7 +75,8 @@ public struct ChatStyle: Sendable {
         case .leaving: color = "2"
         default: color = "33"
         }
-        return promptPaint("[" + Self.label(phase, reconnecting: reconnecting, verified: verified) + "]", color) + " > "
+        let label = Self.label(phase, reconnecting: reconnecting, verified: verified) + (waiting > 0 ? " · \(waiting) waiting" : "")
+        return promptPaint("[" + label + "]", color) + " > "
     }
 
     /// The state in words: waiting for peer, connecting, connected · direct, reconnecting…

@@ -18,6 +18,12 @@ extension InteractiveChat {
     }
 
     private func send(_ text: String) {
+        if manager.phase == .peerLeft {
+            // Kept on the input line: the user may still want the text.
+            show(.error, "Your peer left; nothing more can be sent. /quit to leave.")
+            editor.putBack(text)
+            return
+        }
         guard text.utf8.count <= ChatManager.maxMessageBytes else {
             show(.error, "Not sent: a message can be at most \(ChatManager.maxMessageBytes) bytes.")
             return
@@ -25,14 +31,35 @@ extension InteractiveChat {
         showMessage(.own, TerminalText.sanitize(text))
         manager.send(line: text)
         if manager.queuedMessages > 0 {
-            show(.notice, "Not connected yet: it will be sent once the connection is up.")
+            show(.notice, manager.phase == .peerAway
+                 ? "Your peer is away: it will be sent when they are back."
+                 : "Not connected yet: it will be sent once the connection is up.")
         }
+        updatePrompt()
+    }
+
+    /// `/quit` and Ctrl-D: say first what has not reached the peer (the
+    /// session waits for it), then leave.
+    func quit() {
+        let waiting = manager.undeliveredMessages
+        if waiting > 0 {
+            show(.important, Self.undeliveredNotice(waiting, peerLeft: manager.phase == .peerLeft))
+        }
+        manager.quit()
+    }
+
+    public static func undeliveredNotice(_ count: Int, peerLeft: Bool) -> String {
+        let one = count == 1
+        let messages = one ? "1 message" : "\(count) messages"
+        if peerLeft { return "\(messages) never reached your peer: they left." }
+        return "\(messages) \(one ? "has" : "have") not reached your peer yet: chatcli leaves once \(one ? "it has" : "they have") "
+            + "(/leave leaves now without \(one ? "it" : "them"))."
     }
 
     private func run(_ command: SlashCommand) {
         switch command {
         case .help: show(.notice, SlashCommand.helpText)
-        case .quit: manager.quit()
+        case .quit: quit()
         case .leave: manager.leaveNow()
         case .clear: editor.clearScreen()
         case .show: showFolded()
@@ -53,7 +80,7 @@ extension InteractiveChat {
             report.rttMilliseconds = pair.rttMilliseconds
         }
         report.counters = manager.connection?.counters ?? report.counters
-        report.queued = manager.queuedMessages
+        report.waiting = manager.undeliveredMessages
         report.connectedFor = connectedAt.map { now - $0 }
         report.expires = expires
         report.peerName = peerName

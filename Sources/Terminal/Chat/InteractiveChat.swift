@@ -13,6 +13,10 @@ public final class InteractiveChat {
     public let editor: LineEditor
     let style: ChatStyle
     var watch: Watch?
+    /// Redraws the prompt now and then: delivery changes the waiting count
+    /// without an event.
+    var promptRefresh: Timer?
+    static let promptRefreshInterval: Duration = .milliseconds(500)
     let started: Instant
     var connectedAt: Instant?
     var everConnected = false
@@ -44,18 +48,29 @@ public final class InteractiveChat {
     public func start() throws(RuntimeError) {
         LineEditor.useUTF8Locale()
         editor.onLine = { [weak self] in self?.handle(line: $0) }
-        editor.onEnd = { [weak self] in self?.manager.quit() }
+        editor.onEnd = { [weak self] in self?.quit() }
         printer.sink = { [weak self] in self?.handle($0) }
         editor.install()
         updatePrompt()
         watch = try loop.watchReadable(fd: 0) { [weak self] in self?.editor.readAvailable() }
         show(.notice, "Type a message and press Enter; /help lists the commands.")
+        refreshPromptLater()
+    }
+
+    private func refreshPromptLater() {
+        promptRefresh = loop.schedule(after: Self.promptRefreshInterval) { [weak self] in
+            guard let self, self.watch != nil else { return }
+            self.updatePrompt()
+            self.refreshPromptLater()
+        }
     }
 
     /// Restores the terminal; safe to call more than once.
     public func stop() {
         watch?.cancel()
         watch = nil
+        promptRefresh?.cancel()
+        promptRefresh = nil
         printer.sink = nil
         editor.uninstall()
     }
@@ -98,7 +113,8 @@ public final class InteractiveChat {
     }
 
     func updatePrompt() {
-        let prompt = style.prompt(manager.phase, reconnecting: everConnected, verified: safetyWords.verified)
+        let prompt = style.prompt(manager.phase, reconnecting: everConnected, verified: safetyWords.verified,
+                                  waiting: manager.undeliveredMessages)
         guard prompt != editor.prompt else { return }
         editor.setPrompt(prompt)
     }
