@@ -33,7 +33,8 @@ let package = Package(
             "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "PeerConnection", "CSodium",
         ]),
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
-        .target(name: "Terminal", dependencies: ["CReadline", "CShims"]),
+        // The terminal side of chatcli: readline, the interactive chat, stdin lines.
+        .target(name: "Terminal", dependencies: ["ChatClient", "PeerConnection", "Runtime", "CReadline", "CShims"]),
         .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims"]),
         .executableTarget(name: "chatcli-bench", dependencies: ["PeerConnection", "Runtime", "STUN", "ICE"]),
         .executableTarget(name: "chatcli", dependencies: [
@@ -55,6 +56,10 @@ let package = Package(
             "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport",
         ]),
         .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "STUN", "Wire", "TestSupport"]),
+        .testTarget(name: "TerminalTests", dependencies: ["Terminal", "ChatClient"]),
+        .testTarget(name: "ChatSessionTests", dependencies: [
+            "ChatClient", "SignalingServer", "Signaling", "HTTP1", "PeerConnection", "ICE", "TestSupport",
+        ]),
         .testTarget(name: "PeerConnectionTests", dependencies: ["PeerConnection", "ICE", "STUN", "DTLS", "TestSupport"]),
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "Wire", "TestSupport"]),
         .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "Wire"]),

@@ -24,6 +24,14 @@ public struct ConnectionInfo: Sendable, Equatable {
     public var remote: String
     public var sas: String
     public var rttMilliseconds: Int?
+
+    public init(path: String, local: String, remote: String, sas: String, rttMilliseconds: Int?) {
+        self.path = path
+        self.local = local
+        self.remote = remote
+        self.sas = sas
+        self.rttMilliseconds = rttMilliseconds
+    }
 }
 
 public enum PeerConnectionEvent: Sendable, Equatable {

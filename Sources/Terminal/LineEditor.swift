@@ -110,6 +110,14 @@ public final class LineEditor {
         rl_resize_terminal()
     }
 
+    /// The terminal's width in columns (standard output's window size, read
+    /// each time so a resize counts at once); 80 when it cannot be known.
+    public var columns: Int {
+        var size = winsize()
+        guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
+
     /// Prints `text` (one or more lines) above the prompt; what the user was
     /// typing, and the cursor position in it, are put back as they were.
     public func print(_ text: String) {
@@ -134,6 +142,15 @@ public final class LineEditor {
         prompt = newPrompt
         guard installed else { return }
         rl_set_prompt(newPrompt)
+        rl_redisplay()
+    }
+
+    /// Puts `text` back on the input line, the cursor at its end: a line
+    /// that could not be used is not lost (call it from `onLine`).
+    public func putBack(_ text: String) {
+        guard installed else { return }
+        rl_replace_line(text, 0)
+        cshims_rl_set_point(cshims_rl_end())
         rl_redisplay()
     }
 

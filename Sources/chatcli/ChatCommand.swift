@@ -1,6 +1,7 @@
 import ChatClient
 import Glibc
 import Runtime
+import Terminal
 
 /// `chatcli create` and `chatcli join CODE`: validate the input, then run a
 /// ChatManager on the event loop until the session ends.

@@ -55,7 +55,8 @@ struct InteractiveTests {
         let got = alice.waitFor("peer: half typXYed")
         #expect(got.ok, "\(got.screen)")
         #expect(bob.waitFor("you: half typXYed").ok)
-        #expect(bob.promptLine.hasSuffix("[connected · direct] >"), "the prompt is empty again: \(bob.promptLine)")
+        // Empty again, and the count of what the peer has not acknowledged gone.
+        #expect(bob.waitFor { _ in bob.promptLine.hasSuffix("[connected · direct] >") }.ok, "\(bob.promptLine)")
         #expect(!alice.screen(escapes: true).contains("\u{1B}["), "NO_COLOR: no colours at all")
     }
 
@@ -108,12 +109,24 @@ struct InteractiveTests {
         let server = try ServerProcess()
         let (alice, bob) = try Self.pair(server)
         defer { alice.kill(); bob.kill() }
+        bob.type("an unsent draft")
+        #expect(bob.waitFor { _ in bob.promptLine.hasSuffix("> an unsent draft") }.ok)
         alice.enter(command)
         #expect(alice.waitForExit() == 0, "\(alice.screen())")
         #expect(alice.screen().contains("You left the chat."))
         let left = bob.waitFor("Your peer left the chat.")
         #expect(left.ok, "\(left.screen)")
-        #expect(bob.waitForExit() == 0, "\(bob.screen())")
+        // What Bob was typing is still there; he leaves when he is ready.
+        #expect(bob.waitFor { _ in bob.promptLine.hasSuffix("[peer left] > an unsent draft") }.ok, "\(bob.promptLine)")
+        bob.press("C-u")
+        Self.quitAfterThePeerLeft(bob)
+    }
+
+    /// The one left behind stays, with what they were typing, until they quit.
+    static func quitAfterThePeerLeft(_ pane: TmuxPane, expecting status: Int32 = 0) {
+        #expect(pane.waitFor("[peer left] >").ok, "\(pane.screen())")
+        pane.enter("/quit")
+        #expect(pane.waitForExit() == status, "\(pane.screen())")
     }
 
     @Test func ctrlCClearsTheLineTwiceLeavesAndCtrlDQuits() throws {
@@ -129,7 +142,7 @@ struct InteractiveTests {
         #expect(alice.waitForExit() == 130, "\(alice.screen())")
         #expect(bob.waitFor("Your peer left the chat.").ok)
         #expect(!bob.screen().contains("never sent"))
-        #expect(bob.waitForExit() == 0, "\(bob.screen())")
+        Self.quitAfterThePeerLeft(bob)
 
         let (carol, dave) = try Self.pair(server)
         defer { carol.kill(); dave.kill() }
@@ -147,9 +160,10 @@ struct InteractiveTests {
         let pid = try #require(alice.programPID)
         kill(pid, SIGTERM)
         let report = alice.exitReport()
-        #expect(report?.status == 130, "\(alice.screen())")
+        #expect(report?.status == 143, "\(alice.screen())")
         #expect(report?.tty == "icanon echo", "readline's raw mode is undone: \(report?.tty ?? "no report")")
         #expect(bob.waitFor("Your peer left the chat.").ok)
+        bob.enter("/quit")
         #expect(bob.exitReport()?.tty == "icanon echo")
     }
 

@@ -1,3 +1,4 @@
+import ChatClient
 import Glibc
 
 /// How the interactive chat draws its lines and prompt: `HH:MM` timestamps,
@@ -30,9 +31,9 @@ public struct ChatStyle: Sendable {
     public func line(time: String, _ kind: Kind, _ text: String) -> String {
         let head: String
         switch kind {
-        case .peer(let name): head = paint(name + ":", "1;36")
-        case .own: head = paint("you:", "1;32")
-        case .notice, .important, .error: head = paint("--", "2")
+        case .peer: head = paint(Self.head(kind), "1;36")
+        case .own: head = paint(Self.head(kind), "1;32")
+        case .notice, .important, .error: head = paint(Self.head(kind), "2")
         }
         let body: String
         switch kind {
@@ -40,13 +41,32 @@ public struct ChatStyle: Sendable {
         case .important: body = paint(text, "1")
         case .error: body = paint(text, "31")
         }
-        let indent = String(repeating: " ", count: time.count + 1)
+        let indent = String(repeating: " ", count: Self.continuationColumn(time: time))
         let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
         return ([paint(time, "2") + " " + head + " " + lines[0]] + lines.dropFirst().map { indent + $0 }).joined(separator: "\n")
     }
 
-    /// `[connected · direct · verified] > ` and the like.
-    public func prompt(_ phase: ChatPhase, reconnecting: Bool, verified: Bool) -> String {
+    /// The sender as shown: `alice:`, `you:`, `--`.
+    static func head(_ kind: Kind) -> String {
+        switch kind {
+        case .peer(let name): return name + ":"
+        case .own: return "you:"
+        case .notice, .important, .error: return "--"
+        }
+    }
+
+    /// The column where an entry's text starts: after `HH:MM alice: `.
+    public static func textColumn(time: String, _ kind: Kind) -> Int {
+        DisplayWidth.of(time) + 1 + DisplayWidth.of(head(kind)) + 1
+    }
+
+    /// The column where each further line of an entry starts (under the sender).
+    public static func continuationColumn(time: String) -> Int { time.count + 1 }
+
+    /// `[connected · direct · verified] > `, `[peer away · 2 waiting] > ` and
+    /// the like: `waiting` counts the messages typed that have not reached
+    /// the peer yet.
+    public func prompt(_ phase: ChatPhase, reconnecting: Bool, verified: Bool, waiting: Int = 0) -> String {
         let color: String
         switch phase {
         case .connected: color = "32"
@@ -55,7 +75,8 @@ public struct ChatStyle: Sendable {
         case .leaving: color = "2"
         default: color = "33"
         }
-        return promptPaint("[" + Self.label(phase, reconnecting: reconnecting, verified: verified) + "]", color) + " > "
+        let label = Self.label(phase, reconnecting: reconnecting, verified: verified) + (waiting > 0 ? " · \(waiting) waiting" : "")
+        return promptPaint("[" + label + "]", color) + " > "
     }
 
     /// The state in words: waiting for peer, connecting, connected · direct, reconnecting…

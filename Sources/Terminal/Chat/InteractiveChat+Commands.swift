@@ -18,23 +18,51 @@ extension InteractiveChat {
     }
 
     private func send(_ text: String) {
+        if manager.phase == .peerLeft {
+            // Kept on the input line: the user may still want the text.
+            show(.error, "Your peer left; nothing more can be sent. /quit to leave.")
+            editor.putBack(text)
+            return
+        }
         guard text.utf8.count <= ChatManager.maxMessageBytes else {
             show(.error, "Not sent: a message can be at most \(ChatManager.maxMessageBytes) bytes.")
             return
         }
-        show(.own, TerminalText.sanitize(text))
+        showMessage(.own, TerminalText.sanitize(text))
         manager.send(line: text)
         if manager.queuedMessages > 0 {
-            show(.notice, "Not connected yet: it will be sent once the connection is up.")
+            show(.notice, manager.phase == .peerAway
+                 ? "Your peer is away: it will be sent when they are back."
+                 : "Not connected yet: it will be sent once the connection is up.")
         }
+        updatePrompt()
+    }
+
+    /// `/quit` and Ctrl-D: say first what has not reached the peer (the
+    /// session waits for it), then leave.
+    func quit() {
+        let waiting = manager.undeliveredMessages
+        if waiting > 0 {
+            show(.important, Self.undeliveredNotice(waiting, peerLeft: manager.phase == .peerLeft))
+        }
+        manager.quit()
+    }
+
+    public static func undeliveredNotice(_ count: Int, peerLeft: Bool) -> String {
+        let one = count == 1
+        let messages = one ? "1 message" : "\(count) messages"
+        if peerLeft { return "\(messages) never reached your peer: they left." }
+        return "\(messages) \(one ? "has" : "have") not reached your peer yet: chatcli leaves once \(one ? "it has" : "they have") "
+            + "(/leave leaves now without \(one ? "it" : "them"))."
     }
 
     private func run(_ command: SlashCommand) {
         switch command {
         case .help: show(.notice, SlashCommand.helpText)
-        case .quit: manager.quit()
+        case .quit: quit()
         case .leave: manager.leaveNow()
         case .clear: editor.clearScreen()
+        case .show: showFolded()
         case .status: show(.notice, statusReport().lines.joined(separator: "\n"))
         case .verify: showSafetyWords()
         case .verifyOK: markVerified()
@@ -45,14 +73,14 @@ extension InteractiveChat {
 
     func statusReport() -> StatusReport {
         let now = loop.now
-        var report = StatusReport(state: ChatStyle.label(manager.phase, reconnecting: everConnected, verified: verified),
+        var report = StatusReport(state: ChatStyle.label(manager.phase, reconnecting: everConnected, verified: safetyWords.verified),
                                   sessionAge: now - started)
         if let connection = manager.connection, let pair = connection.selectedPair {
             report.path = (pair.path, pair.local.summary, pair.remote.summary)
             report.rttMilliseconds = pair.rttMilliseconds
         }
         report.counters = manager.counters
-        report.queued = manager.queuedMessages
+        report.waiting = manager.undeliveredMessages
         report.connectedFor = connectedAt.map { now - $0 }
         report.expires = expires
         report.peerName = peerName
@@ -60,7 +88,7 @@ extension InteractiveChat {
     }
 
     private func showSafetyWords() {
-        guard let sas else {
+        guard let sas = safetyWords.current else {
             show(.notice, "Not connected yet: the safety words appear once the connection is up.")
             return
         }
@@ -69,15 +97,14 @@ extension InteractiveChat {
             Read them aloud to your peer over a channel you trust (a call, or in person) and listen to theirs.
             The same words on both screens mean nobody is in the middle: then type /verify ok.
             Different words: someone may be intercepting; type /leave.
-            """ + (verified ? "\nYou have already verified them." : ""))
+            """ + (safetyWords.verified ? "\nYou have already verified them." : ""))
     }
 
     private func markVerified() {
-        guard let sas else {
+        guard let sas = safetyWords.markVerified() else {
             show(.error, "Not connected yet: there are no safety words to verify.")
             return
         }
-        verified = true
         let told = manager.sendControl(.verified(sas: sas))
         show(.important, "Marked your peer as verified." + (told ? " They have been told." : " (Their app cannot be told.)"))
     }

@@ -1,3 +1,4 @@
+import ChatClient
 import PeerConnection
 
 /// The `/status` answer: path, candidates, round trip, counters each way,
@@ -8,7 +9,8 @@ public struct StatusReport: Sendable {
     public var path: (type: String, local: String, remote: String)?
     public var rttMilliseconds: Int?
     public var counters = ChatCounters()
-    public var queued = 0
+    /// Messages typed that have not reached the peer yet.
+    public var waiting = 0
     public var sessionAge: Duration
     public var connectedFor: Duration?
     /// The room's expiry as the server gave it (ISO 8601 UTC), when known.
@@ -30,7 +32,7 @@ public struct StatusReport: Sendable {
             out.append("Path: none yet")
         }
         out.append("Sent: \(Self.count(counters.messagesSent, "message")), \(Self.count(counters.bytesSent, "byte"))"
-                   + (queued > 0 ? " (\(Self.count(queued, "message")) waiting to be sent)" : ""))
+                   + (waiting > 0 ? " (\(waiting) waiting for your peer)" : ""))
         out.append("Received: \(Self.count(counters.messagesReceived, "message")), \(Self.count(counters.bytesReceived, "byte"))")
         out.append("Session: started \(Self.age(sessionAge)) ago" + (connectedFor.map { ", connected for \(Self.age($0))" } ?? ""))
         out.append("Room expires: " + (expires.map { TerminalText.sanitize($0) } ?? "unknown (the code's creator sees it)"))

@@ -1,37 +1,42 @@
 import ChatClient
 import Glibc
 import Runtime
-import Terminal
 
 /// The chat for a person at a terminal: readline in callback mode on the
 /// event loop, every session event printed above the prompt (timestamped,
 /// peer text sanitized) without disturbing the half-typed line, a prompt
 /// that shows the connection state, and slash commands.
-final class InteractiveChat {
+public final class InteractiveChat {
     let loop: EventLoop
     let manager: ChatManager
     let printer: EventPrinter
-    let editor: LineEditor
+    public let editor: LineEditor
     let style: ChatStyle
     var watch: Watch?
+    /// Redraws the prompt now and then: delivery changes the waiting count
+    /// without an event.
+    var promptRefresh: Timer?
+    static let promptRefreshInterval: Duration = .milliseconds(500)
     let started: Instant
     var connectedAt: Instant?
     var everConnected = false
     var expires: String?
-    /// The safety words of the current connection; `verified` applies to them.
-    var sas: String?
-    var verified = false
+    var safetyWords = SafetyWords()
     var myName: String?
     var peerName: String?
     var lastInterrupt: Instant?
+    /// The last message shortened on screen, for `/show`.
+    var lastFolded: (time: String, kind: ChatStyle.Kind, text: String)?
+    /// The most screen lines one message takes before it is folded.
+    static let foldedLines = 6
     static let interruptWindow: Duration = .seconds(2)
 
     /// Both standard input and output are terminals, and no `--json`.
-    static func wanted(json: Bool) -> Bool {
+    public static func wanted(json: Bool) -> Bool {
         !json && isatty(0) == 1 && isatty(1) == 1
     }
 
-    init(loop: EventLoop, manager: ChatManager, printer: EventPrinter, environment: [String: String]) {
+    public init(loop: EventLoop, manager: ChatManager, printer: EventPrinter, environment: [String: String]) {
         self.loop = loop
         self.manager = manager
         self.printer = printer
@@ -40,27 +45,38 @@ final class InteractiveChat {
         editor = LineEditor(prompt: "")
     }
 
-    func start() throws(RuntimeError) {
+    public func start() throws(RuntimeError) {
         LineEditor.useUTF8Locale()
         editor.onLine = { [weak self] in self?.handle(line: $0) }
-        editor.onEnd = { [weak self] in self?.manager.quit() }
+        editor.onEnd = { [weak self] in self?.quit() }
         printer.sink = { [weak self] in self?.handle($0) }
         editor.install()
         updatePrompt()
         watch = try loop.watchReadable(fd: 0) { [weak self] in self?.editor.readAvailable() }
         show(.notice, "Type a message and press Enter; /help lists the commands.")
+        refreshPromptLater()
+    }
+
+    private func refreshPromptLater() {
+        promptRefresh = loop.schedule(after: Self.promptRefreshInterval) { [weak self] in
+            guard let self, self.watch != nil else { return }
+            self.updatePrompt()
+            self.refreshPromptLater()
+        }
     }
 
     /// Restores the terminal; safe to call more than once.
-    func stop() {
+    public func stop() {
         watch?.cancel()
         watch = nil
+        promptRefresh?.cancel()
+        promptRefresh = nil
         printer.sink = nil
         editor.uninstall()
     }
 
     /// Ctrl-C: the first clears the line; a second within two seconds leaves.
-    func interrupt() {
+    public func interrupt() {
         let now = loop.now
         if let last = lastInterrupt, now - last < Self.interruptWindow {
             manager.interrupt(signal: SIGINT)
@@ -75,8 +91,30 @@ final class InteractiveChat {
         editor.print(style.line(time: ClockTime.now(), kind, text))
     }
 
+    /// A message (sanitized already), folded to `foldedLines` screen lines
+    /// when longer, with a notice saying how to see the rest.
+    func showMessage(_ kind: ChatStyle.Kind, _ text: String) {
+        let time = ClockTime.now()
+        let fold = MessageFold.fold(text, columns: editor.columns, firstColumn: ChatStyle.textColumn(time: time, kind),
+                                    indent: ChatStyle.continuationColumn(time: time), maxLines: Self.foldedLines)
+        editor.print(style.line(time: time, kind, fold.shown))
+        guard fold.hiddenLines > 0 else { return }
+        lastFolded = (time, kind, text)
+        show(.notice, fold.notice)
+    }
+
+    /// `/show`: the last folded message in full.
+    func showFolded() {
+        guard let lastFolded else {
+            show(.notice, "Nothing is folded.")
+            return
+        }
+        editor.print(style.line(time: lastFolded.time, lastFolded.kind, lastFolded.text))
+    }
+
     func updatePrompt() {
-        let prompt = style.prompt(manager.phase, reconnecting: everConnected, verified: verified)
+        let prompt = style.prompt(manager.phase, reconnecting: everConnected, verified: safetyWords.verified,
+                                  waiting: manager.undeliveredMessages)
         guard prompt != editor.prompt else { return }
         editor.setPrompt(prompt)
     }
@@ -86,7 +124,7 @@ final class InteractiveChat {
     private func handle(_ event: ChatEvent) {
         switch event {
         case .message(let text):
-            show(.peer(name: peerName ?? "peer"), TerminalText.sanitize(text))
+            showMessage(.peer(name: peerName ?? "peer"), TerminalText.sanitize(text))
         case .code(_, let expires, _):
             self.expires = expires
             show(.important, event.sentence ?? "")
@@ -113,12 +151,8 @@ final class InteractiveChat {
     private func connected(sas newSAS: String, sentence: String) {
         everConnected = true
         if connectedAt == nil { connectedAt = loop.now }
-        if newSAS != sas {
-            sas = newSAS
-            verified = false
-        }
         show(.important, sentence)
-        show(.notice, "Type /verify to see how to compare the safety words.")
+        if let (kind, text) = safetyWords.connected(sas: newSAS) { show(kind, text) }
     }
 
     private func control(_ message: ControlMessage) {
@@ -128,8 +162,8 @@ final class InteractiveChat {
             show(.notice, peerName.map { "\($0) is now called \(name)." } ?? "Your peer is called \(name).")
             peerName = name
         case .verified(let theirs):
-            if let theirs, theirs != sas {
-                show(.error, "Your peer marked different safety words as verified (\(TerminalText.sanitize(theirs))) than yours (\(sas ?? "none yet")). "
+            if let theirs, theirs != safetyWords.current {
+                show(.error, "Your peer marked different safety words as verified (\(TerminalText.sanitize(theirs))) than yours (\(safetyWords.current ?? "none yet")). "
                      + "Someone may be in the middle: compare them again aloud, or /leave.")
             } else {
                 show(.important, "Your peer verified the safety words: they read them aloud with you and they matched.")

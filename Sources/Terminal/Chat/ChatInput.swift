@@ -44,11 +44,11 @@ public enum ChatInput: Equatable, Sendable {
 }
 
 public enum SlashCommand: Equatable, Sendable {
-    case help, quit, leave, status, verify, verifyOK, clear
+    case help, quit, leave, status, verify, verifyOK, clear, show
     case name(String)
 
     static let simple: [String: SlashCommand] = [
-        "help": .help, "quit": .quit, "leave": .leave, "status": .status, "clear": .clear,
+        "help": .help, "quit": .quit, "leave": .leave, "status": .status, "clear": .clear, "show": .show,
     ]
 
     /// `/help`.
@@ -59,6 +59,7 @@ public enum SlashCommand: Equatable, Sendable {
           /verify        show the safety words and how to compare them with your peer
           /verify ok     after comparing aloud: mark your peer verified and tell them
           /name NAME     the name your peer sees for you
+          /show          the last long message in full (a message over \(InteractiveChat.foldedLines) lines is folded)
           /clear         clear the screen
           /leave         close the connection and leave the room now
           /quit          leave once what you typed has reached your peer (also Ctrl-D)

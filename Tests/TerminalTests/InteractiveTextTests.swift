@@ -1,4 +1,5 @@
 import ChatClient
+import Terminal
 import Testing
 
 /// What a typed line means, and how the interactive chat draws things.
@@ -14,6 +15,7 @@ import Testing
         ("/help", .command(.help)),
         ("/status", .command(.status)),
         ("/clear", .command(.clear)),
+        ("/show", .command(.show)),
         ("/verify", .command(.verify)),
         ("/verify ok", .command(.verifyOK)),
         ("/verify OK", .command(.verifyOK)),
@@ -38,7 +40,7 @@ import Testing
     }
 
     @Test func helpListsEveryCommand() {
-        for word in ["/help", "/quit", "/leave", "/status", "/verify", "/verify ok", "/name", "/clear", "//", "Ctrl-C", "Ctrl-D"] {
+        for word in ["/help", "/quit", "/leave", "/status", "/verify", "/verify ok", "/name", "/clear", "/show", "//", "Ctrl-C", "Ctrl-D"] {
             #expect(SlashCommand.helpText.contains(word), "\(word)")
         }
     }
@@ -74,10 +76,32 @@ import Testing
         (.connected(path: "host"), true, "connected · direct"),
         (.connected(path: "srflx"), false, "connected · direct"),
         (.connected(path: "relay"), false, "connected · relay"),
+        (.peerAway, true, "peer away"),
+        (.peerLeft, true, "peer left"),
+        (.leaving, true, "leaving"),
     ])
     func promptShowsTheState(phase: ChatPhase, reconnecting: Bool, label: String) {
         #expect(ChatStyle.label(phase, reconnecting: reconnecting, verified: false) == label)
         #expect(ChatStyle(colors: false).prompt(phase, reconnecting: reconnecting, verified: false) == "[\(label)] > ")
+    }
+
+    @Test func promptCountsWhatHasNotReachedThePeer() {
+        let plain = ChatStyle(colors: false)
+        #expect(plain.prompt(.peerAway, reconnecting: true, verified: false, waiting: 2) == "[peer away · 2 waiting] > ")
+        #expect(plain.prompt(.peerLeft, reconnecting: true, verified: false, waiting: 1) == "[peer left · 1 waiting] > ")
+        #expect(plain.prompt(.connected(path: "host"), reconnecting: false, verified: true, waiting: 3)
+                == "[connected · direct · verified · 3 waiting] > ")
+        #expect(plain.prompt(.connecting, reconnecting: false, verified: false, waiting: 0) == "[connecting] > ")
+        let colored = ChatStyle(colors: true).prompt(.peerAway, reconnecting: true, verified: false, waiting: 2)
+        #expect(colored.hasPrefix("\u{01}\u{1B}[31m\u{02}[peer away · 2 waiting]"), "peer away is red")
+    }
+
+    @Test func quittingSaysWhatHasNotReachedThePeer() {
+        #expect(InteractiveChat.undeliveredNotice(2, peerLeft: false)
+                == "2 messages have not reached your peer yet: chatcli leaves once they have (/leave leaves now without them).")
+        #expect(InteractiveChat.undeliveredNotice(1, peerLeft: false)
+                == "1 message has not reached your peer yet: chatcli leaves once it has (/leave leaves now without it).")
+        #expect(InteractiveChat.undeliveredNotice(3, peerLeft: true) == "3 messages never reached your peer: they left.")
     }
 
     @Test func statusReportSaysEverythingAskedFor() {
@@ -88,7 +112,7 @@ import Testing
         report.counters.bytesSent = 5
         report.counters.messagesReceived = 2
         report.counters.bytesReceived = 300
-        report.queued = 2
+        report.waiting = 2
         report.connectedFor = .seconds(65)
         report.expires = "2030-01-01T00:00:00Z"
         report.peerName = "Bob"
@@ -96,7 +120,7 @@ import Testing
             "State: connected · direct with Bob",
             "Path: direct (srflx); local srflx 203.0.113.1:4000, remote host 10.0.0.2:5000",
             "Round trip: 12 ms",
-            "Sent: 1 message, 5 bytes (2 messages waiting to be sent)",
+            "Sent: 1 message, 5 bytes (2 waiting for your peer)",
             "Received: 2 messages, 300 bytes",
             "Session: started 1h 02m ago, connected for 1m 05s",
             "Room expires: 2030-01-01T00:00:00Z",

@@ -1,0 +1,135 @@
+@testable import ChatClient
+import HTTP1
+import PeerConnection
+import SignalingServer
+
+/// One chatcli process in the `World`: a `ChatSession` and the driver
+/// duties `ChatManager` has in the real binary, done in memory.
+final class Client {
+    unowned let world: World
+    let name: String
+    let session: ChatSession
+    /// A peer that opens no `ctl` and never acks (a browser, aiortc).
+    let plain: Bool
+    /// This process's certificate (a new process has a new one).
+    let certificate: String
+    var events: [ChatEvent] = []
+    var updates: [SessionUpdate] = []
+    var status: Int32?
+    var peers: [FakePeer] = []
+    var connection: ConnectionID?
+    var wantsSignaling = false
+    var leaving = false
+    var crashed = false
+
+    init(world: World, name: String, session: ChatSession, plain: Bool) {
+        self.world = world
+        self.name = name
+        self.session = session
+        self.plain = plain
+        certificate = "\(name)-\(world.clients.count)"
+    }
+
+    var messages: [String] { events.compactMap { if case .message(let t) = $0 { t } else { nil } } }
+    var code: String? { events.lazy.compactMap { if case .code(let c, _, _) = $0 { c } else { nil } }.first }
+    var roomID: String? {
+        updates.lazy.compactMap {
+            switch $0 {
+            case .joined(_, let room, _), .accepted(let room): room
+            default: nil
+            }
+        }.first
+    }
+    var isConnected: Bool { session.phase.isConnected }
+    func count(_ event: ChatEvent) -> Int { events.filter { $0 == event }.count }
+    func has(_ match: (ChatEvent) -> Bool) -> Bool { events.contains(where: match) }
+
+    // MARK: Inputs, as the real driver gives them
+
+    func type(_ line: String) { guard !crashed else { return }; session.send(line: line, now: world.now); process() }
+    func quit() { session.quit(now: world.now); process() }
+    func endOfInput() { session.endOfInput(now: world.now); process() }
+    func leaveNow() { session.leaveNow(now: world.now); process() }
+    func interrupt(_ status: Int32) { session.interrupt(status: status, now: world.now); process() }
+
+    func reply(_ id: Int, _ result: Result<HTTPResponse, ClientError>) {
+        guard !crashed else { return }
+        session.handleReply(id, result, now: world.now)
+        process()
+    }
+
+    func signalingEvent(_ event: SignalingEvent) {
+        guard !crashed else { return }
+        session.handleSignaling(event, now: world.now)
+        process()
+    }
+
+    func deliver(_ event: PeerConnectionEvent, to peer: FakePeer) {
+        guard !crashed else { return }
+        session.handlePeer(event, from: peer, now: world.now)
+        process()
+    }
+
+    func progressed(_ peer: FakePeer) {
+        guard !crashed else { return }
+        session.peerProgressed(peer, now: world.now)
+        process()
+    }
+
+    // MARK: Actions
+
+    func process() {
+        while !crashed, let action = session.pollAction() {
+            perform(action)
+        }
+    }
+
+    private func perform(_ action: SessionAction) {
+        switch action {
+        case .http(let id, let request, _):
+            world.rest(request, id: id, from: self)
+        case .closeHTTP:
+            break
+        case .signaling(let command):
+            switch command {
+            case .start:
+                wantsSignaling = true
+                world.connectSignaling(self)
+            case .send(let message):
+                world.signal(message, from: self)
+            case .leave:
+                leaving = true
+                wantsSignaling = false
+                if connection == nil {
+                    session.signalingLeft(now: world.now)
+                } else {
+                    world.signal(.leaveRoom, from: self)
+                }
+            case .stop:
+                wantsSignaling = false
+                if let connection {
+                    self.connection = nil
+                    world.route(world.hub.disconnect(connection))
+                }
+            }
+        case .createPeer(let isOfferer, _):
+            let peer = FakePeer(world: world, owner: name, certificate: certificate, isOfferer: isOfferer, speaksControl: !plain)
+            peers.append(peer)
+            session.peerCreated(peer, now: world.now)
+        case .closePeer(let transport):
+            transport.close()
+        case .shutDownPeer(let transport):
+            (transport as? FakePeer)?.closed = true
+        case .event(let event):
+            events.append(event)
+        case .session(let update):
+            updates.append(update)
+        case .finish(let code):
+            status = code
+        }
+    }
+}
+
+extension ChatPhase {
+    var isConnected: Bool { if case .connected = self { true } else { false } }
+}

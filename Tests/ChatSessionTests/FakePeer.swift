@@ -1,0 +1,95 @@
+@testable import ChatClient
+import ICE
+import PeerConnection
+
+/// An in-memory stand-in for a WebRTC peer connection: SDP that names the
+/// process's "certificate", a link the `World` brings up once both sides
+/// negotiated, ordered reliable `chat` and `ctl` channels with a delay, and
+/// SCTP-style acknowledgement counts. What a connection does on the wire is
+/// PeerConnection's job (tested with it); here only its contract matters.
+final class FakePeer: PeerTransport {
+    let world: World
+    let owner: String
+    /// Stands for the DTLS certificate: one per process.
+    let certificate: String
+    let isOfferer: Bool
+    let speaksControl: Bool
+    var remoteCertificate: String?
+    var ufrag = 0
+    weak var other: FakePeer?
+    var isOpen = false
+    var isControlOpen = false
+    var pathDown = false
+    var closed = false
+    var dead = false
+    var chatMessagesAcknowledged = 0
+    var sentOnChat = 0
+    var restarts = 0
+
+    init(world: World, owner: String, certificate: String, isOfferer: Bool, speaksControl: Bool) {
+        self.world = world
+        self.owner = owner
+        self.certificate = certificate
+        self.isOfferer = isOfferer
+        self.speaksControl = speaksControl
+    }
+
+    var canRestartICE: Bool { isOpen && !closed }
+    var isPathDown: Bool { pathDown }
+    var selectedPath: String? { isOpen ? "host" : nil }
+    var connectionInfo: ConnectionInfo? { isOpen ? info : nil }
+    var isFullyAcknowledged: Bool { chatMessagesAcknowledged == sentOnChat }
+    var info: ConnectionInfo {
+        ConnectionInfo(path: "host", local: "host 10.0.0.1:1", remote: "host 10.0.0.2:2",
+                       sas: [certificate, remoteCertificate ?? ""].sorted().joined(separator: "+"), rttMilliseconds: 10)
+    }
+
+    func createOffer() -> String {
+        ufrag += 1
+        return "fake offer cert=\(certificate) ufrag=\(ufrag)"
+    }
+
+    func acceptOffer(_ sdp: String) throws(PeerConnectionError) -> String {
+        guard let cert = Self.cert(sdp) else { throw PeerConnectionError("bad fake sdp") }
+        remoteCertificate = cert
+        world.offered(self, by: cert)
+        return "fake answer cert=\(certificate) ufrag=\(ufrag)"
+    }
+
+    func acceptAnswer(_ sdp: String) throws(PeerConnectionError) {
+        guard let cert = Self.cert(sdp) else { throw PeerConnectionError("bad fake sdp") }
+        if let remoteCertificate, remoteCertificate != cert { throw .certificateChanged }
+        remoteCertificate = cert
+        world.answered(self, by: cert)
+    }
+
+    func isSameSession(_ sdp: String) -> Bool { isOpen && Self.cert(sdp) == remoteCertificate }
+
+    func restartICE() -> String {
+        restarts += 1
+        return createOffer()
+    }
+
+    func addRemoteCandidate(_ candidate: String?) {}
+
+    func send(text: String) throws(PeerConnectionError) {
+        guard isOpen, !closed else { throw PeerConnectionError("not open") }
+        sentOnChat += 1
+        world.transmit(from: self, .message(text))
+    }
+
+    func sendControl(_ text: String) throws(PeerConnectionError) {
+        guard isControlOpen, !closed else { throw PeerConnectionError("not open") }
+        world.transmit(from: self, .controlMessage(text))
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        if let other, !dead { world.transmit(from: self, .closed) }
+    }
+
+    static func cert(_ sdp: String) -> String? {
+        sdp.split(separator: " ").first { $0.hasPrefix("cert=") }.map { String($0.dropFirst(5)) }
+    }
+}
