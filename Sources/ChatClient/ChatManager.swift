@@ -178,6 +178,9 @@ public final class ChatManager {
         case .shutDownPeer(let transport):
             links.removeValue(forKey: ObjectIdentifier(transport))?.shutDown()
         case .event(let event):
+            // The ack for a message leaves before the message reaches the
+            // screen: killed right after showing it, we are not sent it again.
+            if case .message = event { for link in links.values { link.pump() } }
             printer.emit(event)
         case .session(let update):
             onSession?(update)
