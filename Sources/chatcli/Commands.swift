@@ -8,7 +8,7 @@ enum Commands {
             .value("host", "H", "Address to listen on (default 0.0.0.0; use :: for IPv6 and IPv4)."),
             .value("port", "P", "HTTP/WebSocket port (default 8080)."),
             .value("stun-port", "P", "STUN Binding port; the next port answers too (default 3478)."),
-            .value("db", "PATH", "SQLite file that keeps rooms across restarts (default ./chatcli-rooms.db)."),
+            .value("db", "PATH", "SQLite file that keeps rooms across restarts (default $XDG_STATE_HOME/chatcli/rooms.db, else ~/.local/state/chatcli/rooms.db)."),
             .value("tls-cert", "F", "PEM certificate chain: serve HTTPS and WSS directly."),
             .value("tls-key", "F", "PEM private key for --tls-cert."),
             .value("turn-url", "URL", "TURN server to hand out with credentials (repeatable).", repeatable: true),
@@ -19,7 +19,9 @@ enum Commands {
         ],
         positionals: 0...0,
         details: """
-            Logs one structured line per request or connection to stderr. Stop with Ctrl-C or SIGTERM.
+            Logs one structured line per request or connection to stderr; the first says where it listens and \
+            which room database it uses. Stop with Ctrl-C (exit 130) or SIGTERM (exit 143): open WebSockets are \
+            closed with 1001 first.
 
             TURN credentials (GET /api/ice-servers) are valid 24 h. A client that names its room \
             (?roomid=R&deviceId=D) gets credentials for that member only, expiring with the room at the latest; \
