@@ -1,6 +1,6 @@
 import Glibc
 
-/// Where the store passphrase comes from; never argv (PROTOCOL.md §4).
+/// Where the store passphrase comes from; never argv (WireProtocol §4).
 ///
 /// Precedence in ``resolve(passphraseFD:environmentVariable:)``:
 /// `--passphrase-fd N`, then `CHATCLI_PASSPHRASE`, then a no-echo prompt on

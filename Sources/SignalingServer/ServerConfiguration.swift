@@ -1,4 +1,4 @@
-/// Everything `chatcli serve` can be told (PROTOCOL §4).
+/// Everything `chatcli serve` can be told (WireProtocol §4).
 public struct ServerConfiguration: Sendable {
     public var host = "0.0.0.0"
     public var port: UInt16 = 8080

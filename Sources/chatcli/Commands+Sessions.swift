@@ -1,4 +1,4 @@
-/// `chatcli resume` and the `chatcli sessions …` family (WireProtocol.md §4).
+/// `chatcli resume` and the `chatcli sessions …` family (WireProtocol §4).
 /// Each `sessions` subcommand is its own spec named "sessions X", so
 /// `chatcli sessions rm --help` and its errors name the right command.
 extension Commands {

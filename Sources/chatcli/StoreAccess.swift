@@ -15,7 +15,7 @@ struct CommandFailure: Error {
 ///
 /// The passphrase comes from `--passphrase-fd N`, else `CHATCLI_PASSPHRASE`,
 /// else a no-echo prompt, but only when stdin and stderr are both terminals:
-/// a script is never left waiting for a passphrase (PROTOCOL.md §4). A new
+/// a script is never left waiting for a passphrase (WireProtocol §4). A new
 /// store's passphrase is asked twice on a terminal. It stays in locked,
 /// zeroed-on-release memory while the command runs, because the store is
 /// rewritten at each session transition.
