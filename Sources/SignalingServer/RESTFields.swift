@@ -26,7 +26,7 @@ enum RESTFields {
 
     /// A string of exactly 6 ASCII digits; a JSON number is not one.
     static func joinCode(_ body: JSON) throws(RESTError) -> JoinCode {
-        guard let code = body["joinid"]?.stringValue.flatMap(JoinCode.init) else { throw RESTError(400, "invalid_joinid") }
+        guard let code = body["joinid"]?.stringValue.flatMap({ JoinCode($0) }) else { throw RESTError(400, "invalid_joinid") }
         return code
     }
 

@@ -82,7 +82,7 @@ public final class SQLiteRoomStore: RoomStore {
             guard rc == SQLITE_ROW else { throw error("load") }
             // A row this version cannot read (edited by hand, say) is skipped,
             // not fatal: the rest of the rooms still come back.
-            guard let code = column(0).flatMap(JoinCode.init), let client1 = column(1).flatMap(DeviceID.init),
+            guard let code = column(0).flatMap({ JoinCode($0) }), let client1 = column(1).flatMap(DeviceID.init),
                 let state = Room.State(rawValue: Int(sqlite3_column_int64(selectAll, 5)))
             else { continue }
             rooms.append(

@@ -51,8 +51,8 @@ enum ResumeCommand {
         default:
             throw .store(.corrupted(reason: "session \"\(name)\" is \(record.status.rawValue) without a room id"))
         }
-        let recorder = SessionRecorder(access: access, server: record.serverURL, queued: contents.pendingPurges,
-                                       existingName: name)
+        let recorder = SessionRecorder(store: access.store, passphrase: access.passphrase, server: record.serverURL,
+                                       queued: contents.pendingPurges, existingName: name)
         return (mode, server, recorder)
     }
 }
