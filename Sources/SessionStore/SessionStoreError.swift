@@ -23,6 +23,8 @@ public enum SessionStoreError: Error, Equatable, Sendable, CustomStringConvertib
     case io(operation: String, path: String, errno: Int32)
     /// Another chatcli held the store lock for longer than the timeout.
     case lockTimeout(path: String)
+    /// Another process has this session open (its pid, when it could be read).
+    case sessionOpenElsewhere(name: String, pid: Int32?)
     /// Key derivation failed (typically: not enough memory for Argon2id).
     case keyDerivationFailed
     /// A session with this name already exists.
@@ -62,6 +64,9 @@ public enum SessionStoreError: Error, Equatable, Sendable, CustomStringConvertib
             return "\(op) failed for \(path): \(String(cString: strerror(e))); your sessions are unchanged"
         case .lockTimeout(let path):
             return "another chatcli is holding the session store lock (\(path)); try again when it is done"
+        case .sessionOpenElsewhere(let name, let pid):
+            let holder = pid.map { "another chatcli (pid \($0))" } ?? "another chatcli"
+            return "session \"\(name)\" is open in \(holder); continue it there, or end that one first"
         case .keyDerivationFailed:
             return "could not derive the store key (Argon2id needs more memory than is available)"
         case .nameInUse(let name):

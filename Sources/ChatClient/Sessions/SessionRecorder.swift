@@ -21,9 +21,12 @@ public final class SessionRecorder {
     let queued: [String: [String]]
     /// The record's name once it exists (set at once when resuming).
     public private(set) var name: String?
+    /// Marks the session open in this process, so that a `chatcli resume`
+    /// of it elsewhere is refused; held as long as the recorder lives.
+    public private(set) var lock: SessionLock?
 
     public init(store: SessionStore, passphrase: SecureBytes, server: String, queued: [String: [String]],
-                requestedName: String? = nil, expiresIn: Int? = nil, existingName: String? = nil) {
+                requestedName: String? = nil, expiresIn: Int? = nil, existingName: String? = nil, lock: SessionLock? = nil) {
         self.store = store
         self.passphrase = passphrase
         self.server = server
@@ -31,6 +34,7 @@ public final class SessionRecorder {
         self.requestedName = requestedName
         self.expiresIn = expiresIn
         self.name = existingName
+        self.lock = lock
     }
 
     /// Hooks into the manager, and retries queued purges in the background.
@@ -58,12 +62,12 @@ public final class SessionRecorder {
             switch update {
             case .pending(let code, let deviceID, let expires):
                 let expiry = expires.flatMap(Timestamp.parseISO8601) ?? expiresIn.map { now + $0 }
-                return try add(code: code) { name in
+                return try add(code: code, deviceID: deviceID) { name in
                     SessionRecord(name: name, serverURL: server, code: code, role: .creator, status: .pending,
                                   created: now, expires: expiry, deviceIDs: [deviceID])
                 }
             case .joined(let code, let roomID, let deviceID):
-                return try add(code: code) { name in
+                return try add(code: code, deviceID: deviceID) { name in
                     SessionRecord(name: name, serverURL: server, code: code, roomID: roomID, role: .joiner,
                                   status: .accepted, created: now, expires: nil, deviceIDs: [deviceID])
                 }
@@ -78,7 +82,7 @@ public final class SessionRecorder {
         return nil
     }
 
-    private func add(code: String, _ make: (String) -> SessionRecord) throws(SessionStoreError) -> String {
+    private func add(code: String, deviceID: String, _ make: (String) -> SessionRecord) throws(SessionStoreError) -> String {
         let name = try store.withLockedStore(passphrase: passphrase) { contents throws(SessionStoreError) in
             // The name was checked before the room existed; another chatcli may have taken it since.
             let name = contents.uniqueName(base: requestedName ?? code)
@@ -86,6 +90,13 @@ public final class SessionRecorder {
             return name
         }
         self.name = name
+        do {
+            // The device id is fresh, so nobody else can hold this lock; a
+            // failure (a read-only directory) only loses the protection.
+            lock = try store.lockSession(deviceID: deviceID, name: name)
+        } catch {
+            Output.write("chatcli: could not mark session \"\(name)\" as open: \(error)\n", to: 2)
+        }
         return name
     }
 
