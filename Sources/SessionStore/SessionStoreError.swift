@@ -35,8 +35,10 @@ public enum SessionStoreError: Error, Equatable, Sendable, CustomStringConvertib
     case invalidName(String)
     /// No passphrase could be obtained (no terminal, no env var, no fd).
     case passphraseUnavailable
-    /// The user cancelled the prompt (Ctrl-C or Ctrl-D).
+    /// The user ended the prompt with Ctrl-D (or the terminal went away).
     case passphraseCancelled
+    /// The user pressed Ctrl-C at the prompt (the command exits 130).
+    case passphraseInterrupted
     /// The two entries of a new passphrase differ.
     case passphraseMismatch
     /// An empty passphrase was given.
@@ -79,6 +81,8 @@ public enum SessionStoreError: Error, Equatable, Sendable, CustomStringConvertib
             return "no passphrase available: set CHATCLI_PASSPHRASE, use --passphrase-fd N, or run on a terminal"
         case .passphraseCancelled:
             return "passphrase entry cancelled"
+        case .passphraseInterrupted:
+            return "interrupted at the passphrase prompt"
         case .passphraseMismatch:
             return "the two passphrases differ; nothing was changed"
         case .passphraseEmpty:

@@ -39,7 +39,7 @@ extension ChatCommand {
                 throw .usage(UsageError(message: error.description))
             }
         }
-        switch try StoreAccess.open(args) {
+        switch try StoreAccess.open(args, unsavedAllowed: true) {
         case .notSaving(let reason):
             return .unsaved(reason: reason)
         case .opened(let access, let contents):

@@ -8,6 +8,8 @@ extension Commands {
     static let storeDetails = """
         The store is $XDG_DATA_HOME/chatcli/sessions.v1 (else ~/.local/share/chatcli/), sealed with a key
         derived from your passphrase (Argon2id, XChaCha20-Poly1305). It never holds messages.
+        At the terminal prompt a mistyped passphrase gets three tries; Enter alone means none
+        (create and join then offer to go on without saving).
         """
 
     static let resume = CommandSpec(
