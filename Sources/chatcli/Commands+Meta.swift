@@ -6,7 +6,7 @@ extension Commands {
         name: "help",
         arguments: "[COMMAND]",
         brief: "show a command's help, or the manual page",
-        summary: "Show the help of COMMAND (the same as 'chatcli COMMAND --help'), or this overview.",
+        summary: "Show the help of COMMAND (the same as 'chatcli COMMAND --help'; 'chatcli help sessions rm' for a subcommand), or the overview.",
         options: [.flag("man", "Print the whole manual as a man page (roff), e.g. for 'man -l -' or share/man/man1/chatcli.1.")],
         positionals: 0...2
     )
