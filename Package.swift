@@ -30,7 +30,7 @@ let package = Package(
         ]),
         .target(name: "SCTP", dependencies: ["Wire"]),
         .target(name: "ChatClient", dependencies: [
-            "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "PeerConnection", "CSodium",
+            "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "PeerConnection", "CSodium", "SessionStore",
         ]),
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
         // The terminal side of chatcli: readline, the interactive chat, stdin lines.
@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims"]),
         .executableTarget(name: "chatcli-bench", dependencies: ["PeerConnection", "Runtime", "STUN", "ICE"]),
         .executableTarget(name: "chatcli", dependencies: [
-            "ChatClient", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire",
+            "ChatClient", "Signaling", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire",
         ]),
 
         .target(name: "TestSupport", dependencies: ["Wire", "Runtime", "COpenSSL"], path: "Tests/TestSupport"),

@@ -171,8 +171,8 @@ public final class ChatManager {
                     self.process()
                 }
             }
-        case .createPeer(let isOfferer, let entries):
-            createPeer(isOfferer: isOfferer, entries: entries)
+        case .createPeer(let request, let isOfferer, let entries):
+            createPeer(request: request, isOfferer: isOfferer, entries: entries)
         case .closePeer(let transport):
             links.removeValue(forKey: ObjectIdentifier(transport))?.close()
         case .shutDownPeer(let transport):
@@ -189,8 +189,16 @@ public final class ChatManager {
         }
     }
 
-    private func createPeer(isOfferer: Bool, entries: [ICEServerEntry]) {
-        let servers = ResolvedICEServers(entries)
+    /// Resolves the ICE servers off the loop, then makes the connection.
+    private func createPeer(request: Int, isOfferer: Bool, entries: [ICEServerEntry]) {
+        ResolvedICEServers.resolve(entries, loop: loop) { [weak self] servers in
+            guard let self, self.status == nil else { return }
+            self.createPeer(request: request, isOfferer: isOfferer, servers: servers)
+            self.process()
+        }
+    }
+
+    private func createPeer(request: Int, isOfferer: Bool, servers: ResolvedICEServers) {
         if relayOnly && servers.turn.isEmpty {
             session.peerCreationFailed(.peerConnectionFailed("--relay-only needs a TURN server, and none of those offered could be resolved"), now: now)
             return
@@ -211,7 +219,7 @@ public final class ChatManager {
                 self.process()
             }
             links[ObjectIdentifier(transport)] = link
-            session.peerCreated(transport, now: now)
+            session.peerCreated(transport, request: request, now: now)
         } catch {
             session.peerCreationFailed(error, now: now)
         }

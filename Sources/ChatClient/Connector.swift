@@ -24,15 +24,19 @@ public final class Connector {
         }
     }
 
+    /// Calls `completion` once, on the loop and always on a later turn:
+    /// never from inside this call, so a caller that stops the loop on
+    /// failure has always started it first. The name lookup runs off the
+    /// loop, with its own deadline.
     public func connect(timeout: Duration = .seconds(10), _ completion: @escaping (Result<any ByteStream, ClientError>) -> Void) {
-        let addresses: [SocketAddress]
-        do {
-            addresses = try Resolver.resolve(host: server.host, port: server.port)
-        } catch {
-            completion(.failure(.unreachable(server: server.description, reason: error.reason)))
-            return
+        Resolver.resolve(host: server.host, port: server.port, loop: loop) { [self] result in
+            switch result {
+            case .success(let addresses):
+                attempt(addresses[...], lastError: nil, timeout: timeout, completion)
+            case .failure(let error):
+                completion(.failure(.unreachable(server: server.description, reason: error.reason)))
+            }
         }
-        attempt(addresses[...], lastError: nil, timeout: timeout, completion)
     }
 
     private func attempt(_ rest: ArraySlice<SocketAddress>, lastError: RuntimeError?, timeout: Duration,

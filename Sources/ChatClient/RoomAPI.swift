@@ -2,7 +2,7 @@ import HTTP1
 import Signaling
 import Wire
 
-/// The REST half of PROTOCOL.md §1 as the client sees it: requests to build
+/// The REST half of WireProtocol §1 as the client sees it: requests to build
 /// and answers to interpret, for both `chatcli serve` and an unmodified
 /// Inviso server (§2a). Pure functions, so every quirk is unit-tested.
 public enum RoomAPI {

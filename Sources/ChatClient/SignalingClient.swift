@@ -14,7 +14,7 @@ public enum SignalingEvent {
     case failed(ClientError)
 }
 
-/// The signaling WebSocket (PROTOCOL §2) as Inviso's SignalingClient runs it:
+/// The signaling WebSocket (WireProtocol §2) as Inviso's SignalingClient runs it:
 /// a ping every 25 s with a 10 s pong deadline, reconnects with exponential
 /// backoff and full jitter (0.5 s → 30 s), and a user's leave that suppresses
 /// the reconnect.

@@ -68,8 +68,12 @@ public final class EventLoop {
     // MARK: - Running
 
     /// Runs callbacks until ``stop()`` is called or nothing is left to wait for.
+    ///
+    /// A ``stop()`` that came before `run()` (a completion that failed
+    /// before the loop started) makes it return at once instead of being
+    /// forgotten; each stop ends one run, so the loop can be run again.
     public func run() {
-        stopRequested = false
+        defer { stopRequested = false }
         while !stopRequested {
             runTasks()
             fireDueTimers()
@@ -95,7 +99,8 @@ public final class EventLoop {
         }
     }
 
-    /// Makes ``run()`` return after the current callback.
+    /// Makes ``run()`` return after the current callback, or, if the loop
+    /// is not running, the next ``run()`` return at once.
     public func stop() {
         stopRequested = true
     }

@@ -3,12 +3,14 @@ import Glibc
 
 /// Host name resolution through getaddrinfo.
 ///
-/// getaddrinfo blocks the calling thread (it may wait for DNS), which the
-/// loop accepts: the client resolves its server once at startup and the
-/// server never resolves. Numeric IPs return at once without a lookup.
+/// getaddrinfo blocks the calling thread, for as long as DNS takes (seconds
+/// for a dead resolver), so code on the event loop uses the asynchronous
+/// ``resolve(host:port:loop:timeout:_:)``, which runs it on a thread of its own.
+/// Numeric IPs return at once without a lookup.
 public enum Resolver {
     /// All addresses of `host`, IPv6 and IPv4 in the system's preferred
-    /// order (RFC 6724 via getaddrinfo), without duplicates.
+    /// order (RFC 6724 via getaddrinfo), without duplicates. Blocks: only
+    /// for numeric addresses, tests and threads other than the loop's.
     public static func resolve(host: String, port: UInt16) throws(RuntimeError) -> [SocketAddress] {
         let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         if let numeric = SocketAddress(ip: bare, port: port) {

@@ -5,7 +5,7 @@
 /// ``parse(_:)`` is lenient: it accepts LF or CRLF, ignores lines it does not
 /// know, takes ICE and DTLS attributes from session or media level, and picks
 /// the data-channel m-section among audio or video ones.
-/// ``serialized()`` is strict: exactly the lines of PROTOCOL.md §3, CRLF-ended.
+/// ``serialized()`` is strict: exactly the lines of WireProtocol §3, CRLF-ended.
 public struct SessionDescription: Sendable, Equatable {
     /// `o=` session id (digits; random 63-bit number when we generate it).
     public var sessionID: String

@@ -1,6 +1,6 @@
 import Glibc
 
-/// Where the store passphrase comes from; never argv (PROTOCOL.md §4).
+/// Where the store passphrase comes from; never argv (WireProtocol §4).
 ///
 /// Precedence in ``resolve(passphraseFD:environmentVariable:)``:
 /// `--passphrase-fd N`, then `CHATCLI_PASSPHRASE`, then a no-echo prompt on
@@ -89,12 +89,32 @@ public enum PassphraseSource: Equatable, Sendable {
         return line
     }
 
-    /// Prompts on a terminal with echo off. The terminal is put in
-    /// non-canonical mode with ISIG off, so Ctrl-C arrives as a byte and ends
-    /// the prompt through normal control flow: the saved settings are restored
-    /// by the `defer` in every case (a SIGINT would otherwise kill the process
+    /// Asks a yes/no question on the terminal; Enter alone gives
+    /// `defaultAnswer`. Ctrl-C is ``SessionStoreError/passphraseInterrupted``.
+    public func confirm(_ question: String, defaultAnswer: Bool) throws(SessionStoreError) -> Bool {
+        guard case .terminal = self else { return defaultAnswer }
+        let tty = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY)
+        guard tty >= 0 else { throw .passphraseUnavailable }
+        defer { close(tty) }
+        while true {
+            let answer = try Self.prompt(terminal: tty, prompt: question, echo: true)
+            let text = answer.withUnsafeBytes { String(decoding: $0, as: UTF8.self) }.lowercased()
+            switch text.trimmingSpaces {
+            case "": return defaultAnswer
+            case "y", "yes": return true
+            case "n", "no": return false
+            default: continue
+            }
+        }
+    }
+
+    /// Prompts on a terminal, with echo off unless `echo` (then typed
+    /// characters are echoed by us). The terminal is put in non-canonical
+    /// mode with ISIG off, so Ctrl-C arrives as a byte and ends the prompt
+    /// through normal control flow: the saved settings are restored by the
+    /// `defer` in every case (a SIGINT would otherwise kill the process
     /// with echo still off).
-    static func prompt(terminal fd: Int32, prompt: String) throws(SessionStoreError) -> SecureBytes {
+    static func prompt(terminal fd: Int32, prompt: String, echo: Bool = false) throws(SessionStoreError) -> SecureBytes {
         var saved = termios()
         guard tcgetattr(fd, &saved) == 0 else { throw .passphraseUnavailable }
         var raw = saved
@@ -123,15 +143,24 @@ public enum PassphraseSource: Equatable, Sendable {
             if n == 0 { throw .passphraseCancelled }
             switch byte {
             case 0x0D, 0x0A: return line  // Enter
-            case 0x03: throw .passphraseCancelled  // Ctrl-C
+            case 0x03: throw .passphraseInterrupted  // Ctrl-C
             case 0x04: if line.isEmpty { throw .passphraseCancelled }  // Ctrl-D on an empty line
-            case 0x7F, 0x08: line.removeLast()  // Backspace
-            case 0x15: line.truncate(to: 0)  // Ctrl-U
+            case 0x7F, 0x08:  // Backspace
+                if echo && !line.isEmpty { writeAll(fd, "\u{8} \u{8}") }
+                line.removeLast()
+            case 0x15:  // Ctrl-U
+                if echo { writeAll(fd, String(repeating: "\u{8} \u{8}", count: line.count)) }
+                line.truncate(to: 0)
             case 0x00..<0x20: break  // other control keys are ignored
             default:
                 guard line.append(byte) else { throw .passphraseTooLong(max: maxLength) }
+                if echo { writeBytes(fd, [byte]) }
             }
         }
+    }
+
+    private static func writeBytes(_ fd: Int32, _ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
     }
 
     private static func writeAll(_ fd: Int32, _ text: String) {
@@ -144,5 +173,11 @@ public enum PassphraseSource: Equatable, Sendable {
             offset += n
         }
         bytes.removeAll()
+    }
+}
+
+extension String {
+    fileprivate var trimmingSpaces: String {
+        String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())
     }
 }

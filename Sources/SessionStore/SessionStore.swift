@@ -103,7 +103,8 @@ public struct SessionStore: Sendable {
         try write(contents, keying: try StoreFormat.newKeying(passphrase: new, kdf: strongest))
     }
 
-    /// Deletes the store, any temp files and the lock file. Irreversible.
+    /// Deletes the store, any temp files, the lock file and the session
+    /// locks. Irreversible.
     public func erase() throws(SessionStoreError) {
         guard FileIO.exists(directory) else { return }
         do {
@@ -112,6 +113,7 @@ public struct SessionStore: Sendable {
             FileIO.removeStaleTemps(for: path)
             try FileIO.remove(path)
             try FileIO.remove(lockPath)
+            SessionLock.removeAll(in: locksDirectory)
         }
         FileIO.syncDirectory(of: path)
     }

@@ -23,6 +23,8 @@ public enum SessionStoreError: Error, Equatable, Sendable, CustomStringConvertib
     case io(operation: String, path: String, errno: Int32)
     /// Another chatcli held the store lock for longer than the timeout.
     case lockTimeout(path: String)
+    /// Another process has this session open (its pid, when it could be read).
+    case sessionOpenElsewhere(name: String, pid: Int32?)
     /// Key derivation failed (typically: not enough memory for Argon2id).
     case keyDerivationFailed
     /// A session with this name already exists.
@@ -33,8 +35,10 @@ public enum SessionStoreError: Error, Equatable, Sendable, CustomStringConvertib
     case invalidName(String)
     /// No passphrase could be obtained (no terminal, no env var, no fd).
     case passphraseUnavailable
-    /// The user cancelled the prompt (Ctrl-C or Ctrl-D).
+    /// The user ended the prompt with Ctrl-D (or the terminal went away).
     case passphraseCancelled
+    /// The user pressed Ctrl-C at the prompt (the command exits 130).
+    case passphraseInterrupted
     /// The two entries of a new passphrase differ.
     case passphraseMismatch
     /// An empty passphrase was given.
@@ -62,6 +66,9 @@ public enum SessionStoreError: Error, Equatable, Sendable, CustomStringConvertib
             return "\(op) failed for \(path): \(String(cString: strerror(e))); your sessions are unchanged"
         case .lockTimeout(let path):
             return "another chatcli is holding the session store lock (\(path)); try again when it is done"
+        case .sessionOpenElsewhere(let name, let pid):
+            let holder = pid.map { "another chatcli (pid \($0))" } ?? "another chatcli"
+            return "session \"\(name)\" is open in \(holder); continue it there, or end that one first"
         case .keyDerivationFailed:
             return "could not derive the store key (Argon2id needs more memory than is available)"
         case .nameInUse(let name):
@@ -74,6 +81,8 @@ public enum SessionStoreError: Error, Equatable, Sendable, CustomStringConvertib
             return "no passphrase available: set CHATCLI_PASSPHRASE, use --passphrase-fd N, or run on a terminal"
         case .passphraseCancelled:
             return "passphrase entry cancelled"
+        case .passphraseInterrupted:
+            return "interrupted at the passphrase prompt"
         case .passphraseMismatch:
             return "the two passphrases differ; nothing was changed"
         case .passphraseEmpty:

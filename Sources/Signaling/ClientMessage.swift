@@ -3,7 +3,7 @@ import Wire
 /// A message a client sends to the signaling server over the WebSocket.
 ///
 /// The `Signaling` module holds what client and server share about the
-/// signaling WebSocket (PROTOCOL.md §2): `ClientMessage`, `ServerMessage`,
+/// signaling WebSocket (WireProtocol §2): `ClientMessage`, `ServerMessage`,
 /// the ICE candidate payload, the error codes, and the ids parsed at the
 /// edge (`JoinCode`, `RoomID`, `DeviceID`). It does no I/O.
 ///

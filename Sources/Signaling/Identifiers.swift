@@ -13,6 +13,14 @@ public struct JoinCode: Hashable, Sendable {
         rawValue = string
     }
 
+    /// A code as a person types or pastes it: "123456", "123 456" or
+    /// "123-456" (spaces and hyphens anywhere, surrounding blanks ignored).
+    /// Only for input from people: the wire takes exactly six digits.
+    public init?(userInput: String) {
+        let digits = String(userInput.unicodeScalars.filter { $0 != " " && $0 != "-" && $0 != "\t" })
+        self.init(digits)
+    }
+
     /// A uniformly random code; `using` must be a CSPRNG outside tests.
     public static func random<G: RandomNumberGenerator>(using generator: inout G) -> JoinCode {
         let n = Int.random(in: 0..<1_000_000, using: &generator)

@@ -3,7 +3,7 @@ import Wire
 /// A message the signaling server sends to a client over the WebSocket.
 ///
 /// Decoding is lenient so a client works with both `chatcli serve` and an
-/// Inviso server (PROTOCOL.md §2a): unknown fields are ignored, `peer_left` and
+/// Inviso server (WireProtocol §2a): unknown fields are ignored, `peer_left` and
 /// `peer_disconnected` may lack `roomId`, `room_full` may carry an `error`, and
 /// error texts may be free text. Encoding uses exactly the field names of §2.
 public enum ServerMessage: Equatable, Sendable {

@@ -23,7 +23,7 @@ public struct SignalingErrorCode: RawRepresentable, Hashable, Sendable, Error {
     public static let messageTooLarge = SignalingErrorCode(rawValue: "message_too_large")
 }
 
-/// The `type` strings of the WebSocket protocol (PROTOCOL.md §2).
+/// The `type` strings of the WebSocket protocol (WireProtocol §2).
 public enum MessageType {
     public static let joinRoom = "join_room"
     public static let leaveRoom = "leave_room"

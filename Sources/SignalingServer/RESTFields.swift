@@ -3,7 +3,7 @@ import Signaling
 import Wire
 
 /// Parsing request bodies into typed values, with the error codes and the
-/// precedence of PROTOCOL.md §1: every `missing_*` check (absent, `null` or
+/// precedence of WireProtocol §1: every `missing_*` check (absent, `null` or
 /// `""`) comes before every `invalid_*` check, each in the table's order.
 enum RESTFields {
     /// The body as a JSON object, else `400 invalid_json` (an empty body included).
@@ -26,7 +26,7 @@ enum RESTFields {
 
     /// A string of exactly 6 ASCII digits; a JSON number is not one.
     static func joinCode(_ body: JSON) throws(RESTError) -> JoinCode {
-        guard let code = body["joinid"]?.stringValue.flatMap(JoinCode.init) else { throw RESTError(400, "invalid_joinid") }
+        guard let code = body["joinid"]?.stringValue.flatMap({ JoinCode($0) }) else { throw RESTError(400, "invalid_joinid") }
         return code
     }
 

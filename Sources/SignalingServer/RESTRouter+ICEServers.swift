@@ -2,12 +2,12 @@ import HTTP1
 import Signaling
 import Wire
 
-/// `GET /api/ice-servers[?roomid=R&deviceId=D]`: PROTOCOL §1, plus an
+/// `GET /api/ice-servers[?roomid=R&deviceId=D]`: WireProtocol §1, plus an
 /// extension that scopes TURN credentials to a room member.
 extension RESTRouter {
     static let notAMember = RESTError(403, "not_a_member")
 
-    /// Without parameters: credentials for anyone (PROTOCOL §1), or none on a
+    /// Without parameters: credentials for anyone (WireProtocol §1), or none on a
     /// members-only server. With both: credentials for that member of that
     /// live room, else `403 not_a_member` (the same answer whether the room
     /// is unknown, expired or someone else's, so it reveals no room).

@@ -10,7 +10,7 @@ public enum RouteResult: Equatable, Sendable {
     case longPoll(LongPollToken, deadline: UnixTime)
 }
 
-/// The REST API of PROTOCOL.md §1 as a sans-IO function from `HTTPRequest`
+/// The REST API of WireProtocol §1 as a sans-IO function from `HTTPRequest`
 /// to `HTTPResponse`.
 ///
 /// Bodies over `maxBodyBytes` are the HTTP layer's to refuse (with

@@ -1,9 +1,10 @@
 import Signaling
 
 /// Why the persistent store failed; the REST layer answers `500 internal_error`.
-public struct RoomStoreError: Error, Equatable, Sendable {
+public struct RoomStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     public var message: String
     public init(_ message: String) { self.message = message }
+    public var description: String { message }
 }
 
 /// Where rooms persist, so they survive a restart. The registry loads every

@@ -25,7 +25,7 @@ public final class SQLiteRoomStore: RoomStore {
         guard sqlite3_open_v2(path, &handle, flags, nil) == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(handle)
-            throw RoomStoreError("cannot open \(path): \(message)")
+            throw RoomStoreError(message)
         }
         db = handle
         var prepared: [OpaquePointer] = []
@@ -43,9 +43,13 @@ public final class SQLiteRoomStore: RoomStore {
                 prepared.append(try SQLiteRoomStore.prepare(db, sql))
             }
         } catch {
+            // SQLite's own words ("file is not a database") say more than
+            // which statement failed; the caller names the file.
+            let code = sqlite3_errcode(handle)
+            let failure = code == SQLITE_OK || code == SQLITE_DONE ? error : RoomStoreError(String(cString: sqlite3_errmsg(handle)))
             for statement in prepared { sqlite3_finalize(statement) }
             sqlite3_close(handle)
-            throw error
+            throw failure
         }
         insert = prepared[0]
         remove = prepared[1]
@@ -78,7 +82,7 @@ public final class SQLiteRoomStore: RoomStore {
             guard rc == SQLITE_ROW else { throw error("load") }
             // A row this version cannot read (edited by hand, say) is skipped,
             // not fatal: the rest of the rooms still come back.
-            guard let code = column(0).flatMap(JoinCode.init), let client1 = column(1).flatMap(DeviceID.init),
+            guard let code = column(0).flatMap({ JoinCode($0) }), let client1 = column(1).flatMap(DeviceID.init),
                 let state = Room.State(rawValue: Int(sqlite3_column_int64(selectAll, 5)))
             else { continue }
             rooms.append(

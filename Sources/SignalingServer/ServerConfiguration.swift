@@ -1,8 +1,9 @@
-/// Everything `chatcli serve` can be told (PROTOCOL §4).
+/// Everything `chatcli serve` can be told (WireProtocol §4).
 public struct ServerConfiguration: Sendable {
     public var host = "0.0.0.0"
     public var port: UInt16 = 8080
     public var stunPort: UInt16 = 3478
+    /// The SQLite file; `chatcli serve` defaults it to `RoomDatabasePath.standard`.
     public var databasePath = "chatcli-rooms.db"
     public var tlsCertificateFile: String?
     public var tlsKeyFile: String?
@@ -14,10 +15,4 @@ public struct ServerConfiguration: Sendable {
     public var logAddresses = false
 
     public init() {}
-}
-
-/// Why the server could not start, as one sentence.
-public struct ServerError: Error, CustomStringConvertible, Sendable {
-    public let description: String
-    public init(_ description: String) { self.description = description }
 }

@@ -21,7 +21,7 @@ public struct Outbound: Equatable, Sendable {
     public var text: String { message.json.serialized }
 }
 
-/// The WebSocket side of the signaling server (PROTOCOL.md §2): a sans-IO hub
+/// The WebSocket side of the signaling server (WireProtocol §2): a sans-IO hub
 /// that turns text frames into the frames to send back.
 ///
 /// **Seats.** A room has two seats. Seat 0 is the initiator's: the member who

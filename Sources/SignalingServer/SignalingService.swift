@@ -42,7 +42,8 @@ public final class SignalingService {
                 random: SystemRandomNumberGenerator(),
                 rateLimiter: AcceptRateLimiter(limit: config.missedAcceptsPerMinute, windowSeconds: 60))
         } catch {
-            throw ServerError("cannot open the room database \(config.databasePath): \(error)")
+            let reason = RoomDatabasePath.problem(with: config.databasePath) ?? error.message
+            throw .database(path: config.databasePath, reason: reason)
         }
         WALCheckpointer.start(path: config.databasePath)
         router = RESTRouter(
@@ -57,7 +58,7 @@ public final class SignalingService {
             do {
                 tls = try TLSContext.server(certFile: cert, keyFile: key)
             } catch {
-                throw ServerError("cannot use the TLS certificate: \(error.reason)")
+                throw .tlsCertificate(reason: error.reason)
             }
         } else {
             tls = nil
@@ -67,7 +68,7 @@ public final class SignalingService {
     /// Binds every socket; throws one sentence if any cannot be bound.
     public func start() throws(ServerError) {
         guard let address = SocketAddress(ip: config.host, port: config.port) else {
-            throw ServerError("'\(config.host)' is not an IP address to listen on (use 0.0.0.0, ::, or an interface address)")
+            throw .notAnAddress(host: config.host)
         }
         do {
             let listener = try TCPListener(loop: loop, address: address)
@@ -76,7 +77,7 @@ public final class SignalingService {
             stun = try STUNService(loop: loop, host: address, port: config.stunPort)
         } catch {
             listener?.close()
-            throw ServerError("cannot listen: \(error.description)")
+            throw .cannotListen(reason: error.description)
         }
         housekeeping = loop.schedule(after: .seconds(5)) { [weak self] in self?.tidy() }
         let scheme = tls == nil ? "http" : "https"

@@ -3,7 +3,7 @@ import Wire
 
 /// Whom `GET /api/ice-servers` issues TURN credentials to.
 enum TURNGrantee: Equatable, Sendable {
-    /// Whoever asked without naming a room (the PROTOCOL §1 default).
+    /// Whoever asked without naming a room (the WireProtocol §1 default).
     case anyone
     /// A member of a live, accepted room who named it and itself.
     case member(roomID: RoomID, deviceID: DeviceID, roomExpiry: UnixTime)

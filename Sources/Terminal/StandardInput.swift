@@ -2,7 +2,7 @@ import Glibc
 import Runtime
 
 /// Reads stdin on the event loop and hands over each non-empty line (a
-/// trailing CR removed, PROTOCOL §4); reports end of input. A line longer
+/// trailing CR removed, WireProtocol §4); reports end of input. A line longer
 /// than `maxLineBytes` is reported by its size and dropped, never buffered
 /// whole.
 public final class StandardInput {

@@ -14,6 +14,12 @@ struct OptionSpec {
     static func value(_ name: String, _ valueName: String, _ help: String, repeatable: Bool = false) -> OptionSpec {
         OptionSpec(name: name, valueName: valueName, help: help, repeatable: repeatable)
     }
+
+    /// "--name VALUE", or "--name" for a flag.
+    var form: String { "--\(name)" + (valueName.map { " \($0)" } ?? "") }
+
+    /// As the usage line shows it: "[--name VALUE]", "[--name VALUE]..." when repeatable.
+    var usage: String { "[\(form)]" + (repeatable ? "..." : "") }
 }
 
 struct UsageError: Error {
@@ -30,25 +36,34 @@ struct ParsedArguments {
     func has(_ name: String) -> Bool { flags.contains(name) }
 }
 
+/// One command: its name ("sessions rm"), positional arguments and options.
+/// Everything shown to people — the usage line, `--help`, the man page and
+/// the shell completions — is generated from these specs, so none of them
+/// can forget an option.
 struct CommandSpec {
     let name: String
-    let usage: String
+    /// The positionals as the usage line shows them: "CODE", "OLD NEW".
+    var arguments = ""
+    /// A few words for the command list of `chatcli --help`.
+    var brief = ""
     let summary: String
     let options: [OptionSpec]
     let positionals: ClosedRange<Int>
     var details: String = ""
+    /// Said after the generated usage, e.g. the subcommands of `sessions`.
+    var usageNote = ""
 
-    var helpText: String {
-        var lines = ["Usage: chatcli \(usage)", "", summary]
-        if !details.isEmpty { lines += ["", details] }
-        let all = options + [.flag("help", "Show this help.")]
-        lines += ["", "Options:"]
-        for o in all {
-            let left = "  --\(o.name)" + (o.valueName.map { " \($0)" } ?? "")
-            let pad = left.count < 28 ? String(repeating: " ", count: 28 - left.count) : "\n" + String(repeating: " ", count: 28)
-            lines.append(left + pad + o.help)
-        }
-        return lines.joined(separator: "\n")
+    /// `--help` is accepted by every command (and `-h`, which is not listed twice).
+    static let helpOption = OptionSpec.flag("help", "Show this help (also -h).")
+
+    /// Every option, each once, in the spec's order: "create [--expires SECONDS] [--server URL] [--ice-server URL]...".
+    var usage: String {
+        ([name] + (arguments.isEmpty ? [] : [arguments]) + options.map(\.usage)).joined(separator: " ")
+    }
+
+    /// The short form for error messages: "join CODE [options]".
+    var shortUsage: String {
+        ([name] + (arguments.isEmpty ? [] : [arguments]) + (options.isEmpty ? [] : ["[options]"])).joined(separator: " ")
     }
 
     func parse(_ args: [String]) throws(UsageError) -> ParsedArguments {
@@ -58,6 +73,8 @@ struct CommandSpec {
         while i < args.count {
             let arg = args[i]
             i += 1
+            // -h is the one short option: people type it by reflex.
+            if !optionsEnded, arg == "-h" { parsed.flags.insert("help"); continue }
             if optionsEnded || !arg.hasPrefix("--") || arg == "-" {
                 if !optionsEnded, arg.hasPrefix("-"), arg != "-", arg.count > 1 {
                     throw UsageError(message: "unknown option '\(arg)' for 'chatcli \(name)' (options start with --; see 'chatcli \(name) --help')")
@@ -98,10 +115,10 @@ struct CommandSpec {
         }
         if parsed.has("help") { return parsed }
         if parsed.positionals.count < positionals.lowerBound {
-            throw UsageError(message: "missing argument: usage is 'chatcli \(usage)'")
+            throw UsageError(message: "missing argument: usage is 'chatcli \(shortUsage)' (see 'chatcli \(name) --help')")
         }
         if parsed.positionals.count > positionals.upperBound {
-            throw UsageError(message: "unexpected argument '\(parsed.positionals[positionals.upperBound])': usage is 'chatcli \(usage)'")
+            throw UsageError(message: "unexpected argument '\(parsed.positionals[positionals.upperBound])': usage is 'chatcli \(shortUsage)' (see 'chatcli \(name) --help')")
         }
         return parsed
     }

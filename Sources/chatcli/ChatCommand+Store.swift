@@ -39,13 +39,13 @@ extension ChatCommand {
                 throw .usage(UsageError(message: error.description))
             }
         }
-        switch try StoreAccess.open(args) {
+        switch try StoreAccess.open(args, unsavedAllowed: true) {
         case .notSaving(let reason):
             return .unsaved(reason: reason)
         case .opened(let access, let contents):
             if let name, contents.find(name: name) != nil { throw .store(.nameInUse(name)) }
-            return .saved(SessionRecorder(access: access, server: server.description, queued: contents.pendingPurges,
-                                          requestedName: name, expiresIn: expiresIn))
+            return .saved(SessionRecorder(store: access.store, passphrase: access.passphrase, server: server.description,
+                                          queued: contents.pendingPurges, requestedName: name, expiresIn: expiresIn))
         }
     }
 }

@@ -1,6 +1,7 @@
 import ChatClient
 import Glibc
 import Runtime
+import Signaling
 import Terminal
 
 /// `chatcli create` and `chatcli join CODE`: validate the input, then run a
@@ -22,7 +23,7 @@ enum ChatCommand {
         var expiresIn: Int?
         if join {
             let raw = args.positionals[0]
-            guard let code = JoinCodeInput.normalize(raw) else {
+            guard let code = JoinCode(userInput: raw)?.rawValue else {
                 printer.emitIfJSON(.error(.invalidCode(raw)))
                 return usage(ClientError.invalidCode(raw).message)
             }
@@ -111,15 +112,6 @@ enum ChatCommand {
         guard let value = getenv(name) else { return nil }
         let s = String(cString: value)
         return s.isEmpty ? nil : s
-    }
-}
-
-/// Accepts the ways people write a code ("123456", "123 456", "123-456").
-enum JoinCodeInput {
-    static func normalize(_ text: String) -> String? {
-        let digits = text.filter { $0 != " " && $0 != "-" }
-        guard digits.utf8.count == 6, digits.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
-        return digits
     }
 }
 

@@ -1,4 +1,4 @@
-/// `chatcli resume` and the `chatcli sessions …` family (PROTOCOL.md §4).
+/// `chatcli resume` and the `chatcli sessions …` family (WireProtocol §4).
 /// Each `sessions` subcommand is its own spec named "sessions X", so
 /// `chatcli sessions rm --help` and its errors name the right command.
 extension Commands {
@@ -8,11 +8,14 @@ extension Commands {
     static let storeDetails = """
         The store is $XDG_DATA_HOME/chatcli/sessions.v1 (else ~/.local/share/chatcli/), sealed with a key
         derived from your passphrase (Argon2id, XChaCha20-Poly1305). It never holds messages.
+        At the terminal prompt a mistyped passphrase gets three tries; Enter alone means none
+        (create and join then offer to go on without saving).
         """
 
     static let resume = CommandSpec(
         name: "resume",
-        usage: "resume NAME [--json] [--passphrase-fd N]",
+        arguments: "NAME",
+        brief: "continue a saved session",
         summary: "Continue a saved session: a pending one waits for the peer again, an accepted one rejoins its room.",
         options: [
             .value("ice-server", "URL", "Extra STUN/TURN server (stun:HOST:PORT); repeatable.", repeatable: true),
@@ -31,7 +34,7 @@ extension Commands {
 
     static let sessionsList = CommandSpec(
         name: "sessions",
-        usage: "sessions [--json] [--passphrase-fd N]   (or: sessions rename|rm|erase|passwd …)",
+        brief: "list, rename, remove or erase saved sessions",
         summary: "List saved sessions: name, role, status, code, server, created and expiry (local time).",
         options: [.flag("json", "Print one JSON object per session.")] + purgeOptions,
         positionals: 0...0,
@@ -43,12 +46,13 @@ extension Commands {
               sessions passwd           change the store passphrase
             Purges that could not reach their server are queued and retried whenever the store is opened.
 
-            """ + storeDetails
+            """ + storeDetails,
+        usageNote: "(or: chatcli sessions rename|rm|erase|passwd …)"
     )
 
     static let sessionsRename = CommandSpec(
         name: "sessions rename",
-        usage: "sessions rename OLD NEW [--passphrase-fd N]",
+        arguments: "OLD NEW",
         summary: "Rename a saved session.",
         options: [passphraseFD],
         positionals: 2...2
@@ -56,7 +60,7 @@ extension Commands {
 
     static let sessionsRemove = CommandSpec(
         name: "sessions rm",
-        usage: "sessions rm NAME [--passphrase-fd N]",
+        arguments: "NAME",
         summary: "Remove a saved session and purge its device ids on its server (POST /api/user/purge).",
         options: purgeOptions,
         positionals: 1...1,
@@ -65,7 +69,6 @@ extension Commands {
 
     static let sessionsErase = CommandSpec(
         name: "sessions erase",
-        usage: "sessions erase [--passphrase-fd N]",
         summary: "Purge every saved device id on its server, then delete the store and its lock file.",
         options: purgeOptions,
         positionals: 0...0,
@@ -78,7 +81,6 @@ extension Commands {
 
     static let sessionsPasswd = CommandSpec(
         name: "sessions passwd",
-        usage: "sessions passwd [--passphrase-fd N] [--new-passphrase-fd N]",
         summary: "Change the store passphrase (re-encrypts the store under a new key).",
         options: [
             .value("passphrase-fd", "N", "Read the current passphrase from file descriptor N (else CHATCLI_PASSPHRASE, else a prompt)."),

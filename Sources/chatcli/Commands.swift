@@ -1,14 +1,14 @@
-/// The subcommands and their options (PROTOCOL.md §4).
+/// The subcommands and their options (WireProtocol.md §4, in Sources/Signaling/Signaling.docc).
 enum Commands {
     static let serve = CommandSpec(
         name: "serve",
-        usage: "serve [--host H] [--port P] [--stun-port P] [--db PATH] [--tls-cert F --tls-key F] [--turn-url URL]... [--turn-members-only]",
+        brief: "run the signaling server (REST, WebSocket, STUN)",
         summary: "Run the signaling server: REST + WebSocket on --port, STUN on --stun-port and the next port.",
         options: [
             .value("host", "H", "Address to listen on (default 0.0.0.0; use :: for IPv6 and IPv4)."),
             .value("port", "P", "HTTP/WebSocket port (default 8080)."),
             .value("stun-port", "P", "STUN Binding port; the next port answers too (default 3478)."),
-            .value("db", "PATH", "SQLite file that keeps rooms across restarts (default ./chatcli-rooms.db)."),
+            .value("db", "PATH", "SQLite file that keeps rooms across restarts (default $XDG_STATE_HOME/chatcli/rooms.db, else ~/.local/state/chatcli/rooms.db)."),
             .value("tls-cert", "F", "PEM certificate chain: serve HTTPS and WSS directly."),
             .value("tls-key", "F", "PEM private key for --tls-cert."),
             .value("turn-url", "URL", "TURN server to hand out with credentials (repeatable).", repeatable: true),
@@ -19,7 +19,9 @@ enum Commands {
         ],
         positionals: 0...0,
         details: """
-            Logs one structured line per request or connection to stderr. Stop with Ctrl-C or SIGTERM.
+            Logs one structured line per request or connection to stderr; the first says where it listens and \
+            which room database it uses. Stop with Ctrl-C (exit 130) or SIGTERM (exit 143): open WebSockets are \
+            closed with 1001 first.
 
             TURN credentials (GET /api/ice-servers) are valid 24 h. A client that names its room \
             (?roomid=R&deviceId=D) gets credentials for that member only, expiring with the room at the latest; \
@@ -52,7 +54,7 @@ enum Commands {
 
     static let create = CommandSpec(
         name: "create",
-        usage: "create [--server URL] [--expires SECONDS] [--relay-only] [--hard-nat-probing] [--json] [--no-store] [--name NAME] [--passphrase-fd N]",
+        brief: "start a chat and print a code for your peer",
         summary: "Start a chat: prints a 6-digit code for your peer to join with, then waits for them.",
         options: [.value("expires", "SECONDS", "How long the code and room live, 60…86400 (default 3600).")] + clientOptions,
         positionals: 0...0,
@@ -68,7 +70,8 @@ enum Commands {
 
     static let join = CommandSpec(
         name: "join",
-        usage: "join CODE [--server URL] [--relay-only] [--hard-nat-probing] [--json] [--no-store] [--name NAME] [--passphrase-fd N]",
+        arguments: "CODE",
+        brief: "join a chat with the code your peer gave you",
         summary: "Join the chat your peer created, with the 6-digit code they gave you.",
         options: clientOptions,
         positionals: 1...1,
@@ -77,7 +80,7 @@ enum Commands {
 
     static let doctor = CommandSpec(
         name: "doctor",
-        usage: "doctor [--server URL] [--json]",
+        brief: "check the server and this network's NAT",
         summary: "Check the signaling server, classify this network's NAT (can chats go direct?) and test its TURN relays.",
         options: [
             .value("server", "URL", "Signaling server (default $CHATCLI_SERVER, then \(defaultServer))."),
@@ -94,22 +97,5 @@ enum Commands {
             """
     )
 
-    static let all = [serve, create, join, doctor, resume] + sessions
-
-    static let mainHelp = """
-        chatcli — ephemeral, end-to-end encrypted peer-to-peer chat for the terminal.
-
-        Usage:
-          chatcli create [options]        start a chat and print a code for your peer
-          chatcli join CODE [options]     join a chat with the code your peer gave you
-          chatcli serve [options]         run the signaling server (REST, WebSocket, STUN)
-          chatcli doctor [options]        check the server and this network's NAT
-          chatcli sessions [SUBCOMMAND]   list, rename, remove or erase saved sessions
-          chatcli resume NAME [options]   continue a saved session
-
-        Run 'chatcli COMMAND --help' for a command's options.
-        Sessions are saved in a passphrase-locked store when a passphrase is available
-        (--passphrase-fd N, CHATCLI_PASSPHRASE, or a prompt on a terminal).
-        Exit status: 0 normal end, 1 failure, 2 usage error, 130 interrupted.
-        """
+    static let all = [create, join, serve, doctor, resume] + sessions + [help, version, completion]
 }

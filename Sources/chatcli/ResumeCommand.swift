@@ -51,8 +51,16 @@ enum ResumeCommand {
         default:
             throw .store(.corrupted(reason: "session \"\(name)\" is \(record.status.rawValue) without a room id"))
         }
-        let recorder = SessionRecorder(access: access, server: record.serverURL, queued: contents.pendingPurges,
-                                       existingName: name)
+        // Refused at once while another chatcli has it open: both would
+        // claim the same seat in the room.
+        let lock: SessionLock
+        do {
+            lock = try access.store.lockSession(deviceID: record.deviceIDs.first ?? deviceID, name: name)
+        } catch {
+            throw .store(error)
+        }
+        let recorder = SessionRecorder(store: access.store, passphrase: access.passphrase, server: record.serverURL,
+                                       queued: contents.pendingPurges, existingName: name, lock: lock)
         return (mode, server, recorder)
     }
 }

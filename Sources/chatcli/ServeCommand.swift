@@ -4,10 +4,12 @@ import Runtime
 import SignalingServer
 
 /// `chatcli serve`: validate options, start the service, run until SIGINT or
-/// SIGTERM, then shut down gracefully (exit 0).
+/// SIGTERM, then shut down gracefully and exit 130 or 143 (128 + the signal,
+/// as a shell reports a process the signal ended, so scripts and service
+/// managers see why it stopped).
 enum ServeCommand {
     static func run(_ args: ParsedArguments) -> Int32 {
-        let config: ServerConfiguration
+        var config: ServerConfiguration
         do {
             config = try configuration(args)
         } catch {
@@ -15,23 +17,34 @@ enum ServeCommand {
             return 2
         }
         do {
+            if args.value("db") == nil { config.databasePath = try defaultDatabase() }
             let loop = try EventLoop()
+            var status: Int32 = 0
             // Signals are blocked (for signalfd) before the service starts its
             // checkpoint thread, which inherits the mask.
             var service: SignalingService?
-            try loop.onSignal([SIGINT, SIGTERM]) { _ in
+            try loop.onSignal([SIGINT, SIGTERM]) { signal in
+                if status == 0 { status = 128 + signal }
                 if let service { service.shutdown { loop.stop() } } else { loop.stop() }
             }
             service = try SignalingService(loop: loop, config: config)
             try service?.start()
             loop.run()
-            return 0
+            return status
         } catch let error as ServerError {
             Output.write("chatcli: \(error.description)\n", to: 2)
         } catch {
             Output.write("chatcli: cannot start the server: \(error)\n", to: 2)
         }
         return 1
+    }
+
+    /// `$XDG_STATE_HOME/chatcli/rooms.db` (else under ~/.local/state), its directory created.
+    static func defaultDatabase() throws(ServerError) -> String {
+        let environment = ["XDG_STATE_HOME", "HOME"].reduce(into: [String: String]()) { $0[$1] = ChatCommand.environment($1) }
+        guard let path = RoomDatabasePath.standard(environment: environment) else { throw .noStateDirectory }
+        try RoomDatabasePath.prepareDirectory(of: path)
+        return path
     }
 
     static func configuration(_ args: ParsedArguments) throws(UsageError) -> ServerConfiguration {

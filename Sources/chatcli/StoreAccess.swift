@@ -8,14 +8,17 @@ struct CommandFailure: Error {
     let status: Int32
 
     static func usage(_ error: UsageError) -> CommandFailure { CommandFailure(message: error.message, status: 2) }
-    static func store(_ error: SessionStoreError) -> CommandFailure { CommandFailure(message: error.description, status: 1) }
+    /// Ctrl-C at a passphrase prompt exits 130, as Ctrl-C anywhere else does.
+    static func store(_ error: SessionStoreError) -> CommandFailure {
+        CommandFailure(message: error.description, status: error == .passphraseInterrupted ? 130 : 1)
+    }
 }
 
 /// The session store with its passphrase, as the CLI opens it.
 ///
 /// The passphrase comes from `--passphrase-fd N`, else `CHATCLI_PASSPHRASE`,
 /// else a no-echo prompt, but only when stdin and stderr are both terminals:
-/// a script is never left waiting for a passphrase (PROTOCOL.md §4). A new
+/// a script is never left waiting for a passphrase (WireProtocol §4). A new
 /// store's passphrase is asked twice on a terminal. It stays in locked,
 /// zeroed-on-release memory while the command runs, because the store is
 /// rewritten at each session transition.
@@ -43,8 +46,11 @@ final class StoreAccess {
         return SessionStore.defaultDirectory(environment: environment).map { SessionStore(directory: $0) }
     }
 
-    /// Opens (or, on first use, prepares) the store, reading it once to check the passphrase.
-    static func open(_ args: ParsedArguments) throws(CommandFailure) -> Opening {
+    /// Opens (or, on first use, prepares) the store, reading it once to
+    /// check the passphrase (see ``unlock(_:with:unsavedAllowed:)`` for the
+    /// terminal's retries). `unsavedAllowed`: the command can go on without
+    /// the store (create, join), so an empty passphrase offers that.
+    static func open(_ args: ParsedArguments, unsavedAllowed: Bool = false) throws(CommandFailure) -> Opening {
         guard let store = defaultStore() else {
             return .notSaving(reason: "neither XDG_DATA_HOME nor HOME is set")
         }
@@ -52,15 +58,7 @@ final class StoreAccess {
         else {
             return .notSaving(reason: "no passphrase: set CHATCLI_PASSPHRASE, use --passphrase-fd N, or run on a terminal")
         }
-        do {
-            let passphrase = store.exists
-                ? try source.read()
-                : try source.readNew(prompt: "New session store passphrase (protects saved sessions): ")
-            let contents = try store.read(passphrase: passphrase)
-            return .opened(StoreAccess(store: store, passphrase: passphrase), contents)
-        } catch {
-            throw .store(error)
-        }
+        return try unlock(store, with: source, unsavedAllowed: unsavedAllowed)
     }
 
     /// Where a passphrase comes from: the fd option, the environment variable,

@@ -2,7 +2,7 @@ import ChatClient
 import Glibc
 
 /// Entry point: parse arguments, hand over to the command, exit with its status.
-/// Usage errors exit 2 with one sentence; `--help` anywhere prints help.
+/// Usage errors exit 2 with one sentence; `--help` or `-h` anywhere prints help.
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func usageFailure(_ message: String) -> Never {
@@ -11,16 +11,18 @@ func usageFailure(_ message: String) -> Never {
 }
 
 guard let name = arguments.first else {
-    Output.write(Commands.mainHelp + "\n", to: 2)
+    Output.write(HelpText.main + "\n", to: 2)
     exit(2)
 }
-if name == "--help" || name == "-h" || name == "help" {
-    Output.write(Commands.mainHelp + "\n", to: 1)
+switch name {
+case "--help", "-h":
+    Output.write(HelpText.main + "\n", to: 1)
     exit(0)
-}
-if name == "--version" {
+case "--version", "-V":
     Output.write("chatcli \(Version.string)\n", to: 1)
     exit(0)
+default:
+    break
 }
 guard let (spec, rest) = Commands.lookup(arguments) else {
     usageFailure("unknown command '\(name)'; try 'chatcli --help'")
@@ -40,6 +42,7 @@ case "serve": exit(ServeCommand.run(parsed))
 case "create", "join": exit(ChatCommand.run(parsed, join: spec.name == "join"))
 case "doctor": exit(DoctorCommand.run(parsed))
 case "resume": exit(ResumeCommand.run(parsed))
+case "help", "version", "completion": exit(AboutCommand.run(spec.name, parsed))
 case let sessions where sessions.hasPrefix("sessions"): exit(SessionsCommand.run(spec.name, parsed))
 default: usageFailure("unknown command '\(name)'")
 }

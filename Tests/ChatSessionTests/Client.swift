@@ -112,10 +112,10 @@ final class Client {
                     world.route(world.hub.disconnect(connection))
                 }
             }
-        case .createPeer(let isOfferer, _):
+        case .createPeer(let request, let isOfferer, _):
             let peer = FakePeer(world: world, owner: name, certificate: certificate, isOfferer: isOfferer, speaksControl: !plain)
             peers.append(peer)
-            session.peerCreated(peer, now: world.now)
+            session.peerCreated(peer, request: request, now: world.now)
         case .closePeer(let transport):
             transport.close()
         case .shutDownPeer(let transport):

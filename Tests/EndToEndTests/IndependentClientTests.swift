@@ -3,7 +3,7 @@ import STUN
 import Testing
 
 /// The server as independent clients see it: a Python client written only
-/// from PROTOCOL.md (plain HTTP and the `websockets` package), and raw STUN.
+/// from WireProtocol.md (plain HTTP and the `websockets` package), and raw STUN.
 @Suite struct IndependentClientTests {
     @Test func pythonClientExercisesTheWholeAPI() throws {
         let server = try ServerProcess()

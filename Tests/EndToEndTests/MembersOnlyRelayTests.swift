@@ -15,7 +15,7 @@ struct MembersOnlyRelayTests {
         let coturn = try Coturn(verbose: true)
         defer { coturn.stop() }
         let server = try Self.server(coturn)
-        // Anyone who names no room gets STUN alone, still a 200 (PROTOCOL §1 shape).
+        // Anyone who names no room gets STUN alone, still a 200 (WireProtocol §1 shape).
         let anonymous = REST.request("GET", port: server.port, "/api/ice-servers")
         #expect(anonymous.status == 200)
         #expect(anonymous.body.contains(#""turnMembersOnly":true"#) && !anonymous.body.contains("username"), "\(anonymous.body)")

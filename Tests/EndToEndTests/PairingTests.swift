@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// A real server and real `chatcli` processes pairing by code (PROTOCOL §4).
+/// A real server and real `chatcli` processes pairing by code (WireProtocol §4).
 @Suite(.serialized) struct PairingTests {
     @Test func twoClientsPairByCodeAndLeaveCleanly() throws {
         let server = try ServerProcess()

@@ -54,7 +54,7 @@ struct Finished {
 }
 
 /// A blocking HTTP/1.1 request to the test server on 127.0.0.1, to check the
-/// server's side of a purge through the REST API (PROTOCOL §1).
+/// server's side of a purge through the REST API (WireProtocol §1).
 enum REST {
     static func request(_ method: String, port: UInt16, _ target: String, json: String? = nil) -> (status: Int, body: String) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -1,7 +1,7 @@
 import PeerConnection
 import Testing
 
-/// The `ctl` extras channel next to `chat` (PROTOCOL §3).
+/// The `ctl` extras channel next to `chat` (WireProtocol §3).
 @Suite struct ControlChannelTests {
     @Test func theOffererOpensCtlAfterChatAndItCarriesTextBothWaysApartFromChat() throws {
         let pair = try PeerPair(index: 4000, link: .init(), seed: 21)

@@ -116,11 +116,20 @@ private func promptInBackground(_ pty: PseudoTerminal) -> (DispatchSemaphore, ()
     #expect(pty.echoIsOn)
 }
 
-@Test func ctrlCAtThePromptCancelsAndRestoresEcho() throws {
+@Test func ctrlCAtThePromptInterruptsAndRestoresEcho() throws {
     let pty = try #require(PseudoTerminal())
     let (_, result) = promptInBackground(pty)
     _ = pty.waitFor("Passphrase: ")
     pty.type("half typed\u{03}")
+    #expect(throws: SessionStoreError.passphraseInterrupted) { try result().get() }
+    #expect(pty.echoIsOn)
+}
+
+@Test func ctrlDOnAnEmptyPromptCancels() throws {
+    let pty = try #require(PseudoTerminal())
+    let (_, result) = promptInBackground(pty)
+    _ = pty.waitFor("Passphrase: ")
+    pty.type("\u{04}")
     #expect(throws: SessionStoreError.passphraseCancelled) { try result().get() }
     #expect(pty.echoIsOn)
 }

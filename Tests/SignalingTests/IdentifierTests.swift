@@ -9,6 +9,16 @@ import Testing
     }
 }
 
+@Test func joinCodeFromAPersonAcceptsSpacesAndHyphens() {
+    for typed in ["123456", "123 456", "123-456", " 123456 ", "12 34 56", "1-2-3-4-5-6", "123 - 456", "\t123456"] {
+        #expect(JoinCode(userInput: typed)?.rawValue == "123456", "\(typed)")
+    }
+    #expect(JoinCode(userInput: "012 345")?.rawValue == "012345", "leading zeros stay")
+    for bad in ["", " ", "-", "12345", "1234567", "123 45", "12a456", "123_456", "123.456", "١٢٣٤٥٦", "+123456"] {
+        #expect(JoinCode(userInput: bad) == nil, "\(bad)")
+    }
+}
+
 @Test func randomJoinCodesAreAlwaysValidAndZeroPadded() {
     var rng = SeededRandom(seed: 1)
     for _ in 0..<2000 {

@@ -103,7 +103,7 @@ public final class Doctor {
                 fetchICEServers(done)
             case .failure(let error):
                 report.serverError = error.message
-                useICEServers([]) { [self] report in checkTURN(ResolvedICEServers(extraICEServers), report, done) }
+                useICEServers([]) { [self] report in checkTURN(extraICEServers, report, done) }
             }
         }
     }
@@ -114,7 +114,7 @@ public final class Doctor {
             let entries = response.map(RoomAPI.iceServers) ?? []
             report.turnMembersOnly = response.map(RoomAPI.isTURNMembersOnly) ?? false
             useICEServers(entries.flatMap(\.urls)) { [self] report in
-                checkTURN(ResolvedICEServers(extraICEServers + entries), report, done)
+                checkTURN(extraICEServers + entries, report, done)
             }
         }
     }
@@ -125,14 +125,15 @@ public final class Doctor {
         let urls = offered.isEmpty ? ["stun:\(server.authorityHost):3478"] : offered
         let extraURLs = extraICEServers.flatMap(\.urls)
         report.iceServers = urls + extraURLs
-        guard let stun = (extraURLs + urls).lazy.compactMap(ICEServerURL.init).first(where: { $0.isSTUN }),
-              let address = try? Resolver.resolve(host: stun.host, port: stun.port).first,
-              let target = STUNAddress(address) else {
-            done(report)
-            return
+        guard let stun = (extraURLs + urls).lazy.compactMap(ICEServerURL.init).first(where: { $0.isSTUN }) else {
+            return loop.execute { [self] in done(report) }
         }
-        report.stunServer = address.description
-        probe(target, family: address.family, done)
+        // Off the loop: a name that does not resolve must not freeze the checks.
+        Resolver.resolve(host: stun.host, port: stun.port, loop: loop) { [self] result in
+            guard let address = try? result.get().first, let target = STUNAddress(address) else { return done(report) }
+            report.stunServer = address.description
+            probe(target, family: address.family, done)
+        }
     }
 
     private func probe(_ target: STUNAddress, family: SocketAddress.Family, _ done: @escaping (Report) -> Void) {

@@ -124,6 +124,11 @@ final class TURNCheck {
 }
 
 extension Doctor {
+    /// Resolves the TURN servers' names off the loop, then checks them.
+    func checkTURN(_ entries: [ICEServerEntry], _ report: Report, _ done: @escaping (Report) -> Void) {
+        ResolvedICEServers.resolve(entries, loop: loop) { [self] servers in checkTURN(servers, report, done) }
+    }
+
     /// The TURN checks, one server after the other, then `done`.
     func checkTURN(_ servers: ResolvedICEServers, _ report: Report, _ done: @escaping (Report) -> Void) {
         guard let server = servers.turn.first else { return done(report) }

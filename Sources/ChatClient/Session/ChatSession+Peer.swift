@@ -34,17 +34,19 @@ extension ChatSession {
 
     func requestPeer(isOfferer: Bool) {
         creatingPeer = true
-        actions.append(.createPeer(isOfferer: isOfferer, iceServers: iceServers))
+        peerRequest += 1
+        actions.append(.createPeer(request: peerRequest, isOfferer: isOfferer, iceServers: iceServers))
     }
 
-    /// The driver made the connection `createPeer` asked for.
-    public func peerCreated(_ transport: any PeerTransport, now: Duration) {
+    /// The driver made the connection `createPeer` asked for (a stale
+    /// request's, superseded meanwhile, is released).
+    public func peerCreated(_ transport: any PeerTransport, request: Int, now: Duration) {
         advance(now)
-        creatingPeer = false
-        guard currentRoomID != nil else {
+        guard request == peerRequest, creatingPeer, currentRoomID != nil else {
             actions.append(.shutDownPeer(transport))
             return
         }
+        creatingPeer = false
         peer = transport
         if transport.isOfferer {
             actions.append(.signaling(.send(.offer(sdp: transport.createOffer()))))
@@ -73,6 +75,7 @@ extension ChatSession {
             }
             closePeer()
             earlyOffer = sdp
+            earlyCandidates = []   // they belonged to the previous offer
             requestPeer(isOfferer: false)
         case MessageType.webrtcAnswer:
             guard let sdp = payload["sdp"]?.stringValue, let peer else { return }

@@ -80,6 +80,7 @@ public final class ChatSession {
     // The peer connection.
     var peer: (any PeerTransport)?
     var creatingPeer = false
+    var peerRequest = 0
     var earlyCandidates: [String?] = []
     var earlyOffer: String?
     var pathDownSince: Duration?

@@ -12,8 +12,8 @@ public enum SessionAction {
     case signaling(SignalingCommand)
     /// Make a peer connection with these ICE servers (resolved by the
     /// driver, off the loop if it must); answer with `peerCreated` or
-    /// `peerCreationFailed`.
-    case createPeer(isOfferer: Bool, iceServers: [ICEServerEntry])
+    /// `peerCreationFailed`, naming `request`.
+    case createPeer(request: Int, isOfferer: Bool, iceServers: [ICEServerEntry])
     /// Close this connection gracefully, then release its sockets and relays.
     case closePeer(any PeerTransport)
     /// Release at once (no goodbye: the peer is gone or the session ends).

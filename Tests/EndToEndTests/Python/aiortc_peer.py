@@ -1,4 +1,4 @@
-"""An aiortc WebRTC peer speaking the Inviso signaling protocol (PROTOCOL §1–§3).
+"""An aiortc WebRTC peer speaking the Inviso signaling protocol (WireProtocol §1–§3).
 
 Usage: python aiortc_peer.py SERVER_URL create|join [CODE] --send FILE --expect N
   create: makes a room and prints {"event":"code","code":...}; join: accepts CODE.
@@ -115,7 +115,7 @@ async def main():
     @pc.on("datachannel")
     def on_datachannel(ch):
         # Only "chat" carries messages; extras such as chatcli's "ctl" are
-        # ignored, as PROTOCOL §3 allows a peer to do.
+        # ignored, as WireProtocol §3 allows a peer to do.
         if ch.label == "chat":
             attach(ch)
 

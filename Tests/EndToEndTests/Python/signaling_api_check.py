@@ -1,4 +1,4 @@
-"""An independent client for PROTOCOL.md §1–§2, written only from the spec.
+"""An independent client for WireProtocol §1–§2, written only from the spec.
 
 Usage: python signaling_api_check.py http://127.0.0.1:PORT STUN_PORT
 Exercises every REST route and the signaling WebSocket, including bad input,

@@ -1,5 +1,5 @@
 -- wrk script for `Tools/bench server`: the create -> accept -> check mix of
--- PROTOCOL.md §1 over keep-alive connections, one request in flight per
+-- WireProtocol §1 over keep-alive connections, one request in flight per
 -- connection (no pipelining).
 --
 -- Usage: wrk -tT -cC -dD -s rest_mix.lua URL -- T

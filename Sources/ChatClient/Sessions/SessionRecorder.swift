@@ -1,4 +1,3 @@
-import ChatClient
 import Glibc
 import Runtime
 import SessionStore
@@ -6,8 +5,13 @@ import SessionStore
 /// Saves one chat's session record at its transitions (created → pending,
 /// accepted, closed) and nowhere else: each write runs Argon2id on purpose.
 /// Messages are never saved. A failed save is reported and the chat goes on.
-final class SessionRecorder {
-    let access: StoreAccess
+///
+/// It lives in ChatClient, next to the `ChatManager` whose `onSession`
+/// updates it records; the CLI only decides whether to save and opens the store.
+public final class SessionRecorder {
+    let store: SessionStore
+    /// Kept for the whole chat: the store is rewritten at each transition.
+    let passphrase: SecureBytes
     let server: String
     /// The name the user asked for (`--name`), else the code is used.
     let requestedName: String?
@@ -16,28 +20,33 @@ final class SessionRecorder {
     /// Purges that failed before, retried while this chat runs.
     let queued: [String: [String]]
     /// The record's name once it exists (set at once when resuming).
-    private(set) var name: String?
+    public private(set) var name: String?
+    /// Marks the session open in this process, so that a `chatcli resume`
+    /// of it elsewhere is refused; held as long as the recorder lives.
+    public private(set) var lock: SessionLock?
 
-    init(access: StoreAccess, server: String, queued: [String: [String]], requestedName: String? = nil,
-         expiresIn: Int? = nil, existingName: String? = nil) {
-        self.access = access
+    public init(store: SessionStore, passphrase: SecureBytes, server: String, queued: [String: [String]],
+                requestedName: String? = nil, expiresIn: Int? = nil, existingName: String? = nil, lock: SessionLock? = nil) {
+        self.store = store
+        self.passphrase = passphrase
         self.server = server
         self.queued = queued
         self.requestedName = requestedName
         self.expiresIn = expiresIn
         self.name = existingName
+        self.lock = lock
     }
 
     /// Hooks into the manager, and retries queued purges in the background.
-    func attach(to manager: ChatManager, caFile: String?, loop: EventLoop) {
+    public func attach(to manager: ChatManager, caFile: String?, loop: EventLoop) {
         manager.onSession = { [weak self, weak manager] update in
             guard let self, let saved = self.record(update) else { return }
             manager?.notice = "Saved as session \"\(saved)\"; if this chat is cut off, continue it with: chatcli resume \(saved)"
         }
         guard !queued.isEmpty else { return }
-        Purger.purge(queued, caFile: caFile, loop: loop) { [access, queued] outcomes in
+        Purger.purge(queued, caFile: caFile, loop: loop) { [store, passphrase, queued] outcomes in
             do {
-                try access.update { contents throws(SessionStoreError) in
+                try store.withLockedStore(passphrase: passphrase) { contents throws(SessionStoreError) in
                     PurgeReport.settleQueue(queued, outcomes, in: &contents)
                 }
             } catch {
@@ -47,18 +56,18 @@ final class SessionRecorder {
     }
 
     /// Applies one update; returns the new record's name when one was added.
-    func record(_ update: ChatManager.SessionUpdate) -> String? {
+    public func record(_ update: ChatManager.SessionUpdate) -> String? {
         let now = Int(time(nil))
         do {
             switch update {
             case .pending(let code, let deviceID, let expires):
                 let expiry = expires.flatMap(Timestamp.parseISO8601) ?? expiresIn.map { now + $0 }
-                return try add(code: code) { name in
+                return try add(code: code, deviceID: deviceID) { name in
                     SessionRecord(name: name, serverURL: server, code: code, role: .creator, status: .pending,
                                   created: now, expires: expiry, deviceIDs: [deviceID])
                 }
             case .joined(let code, let roomID, let deviceID):
-                return try add(code: code) { name in
+                return try add(code: code, deviceID: deviceID) { name in
                     SessionRecord(name: name, serverURL: server, code: code, roomID: roomID, role: .joiner,
                                   status: .accepted, created: now, expires: nil, deviceIDs: [deviceID])
                 }
@@ -73,21 +82,28 @@ final class SessionRecorder {
         return nil
     }
 
-    private func add(code: String, _ make: (String) -> SessionRecord) throws(SessionStoreError) -> String {
-        let name = try access.update { contents throws(SessionStoreError) in
+    private func add(code: String, deviceID: String, _ make: (String) -> SessionRecord) throws(SessionStoreError) -> String {
+        let name = try store.withLockedStore(passphrase: passphrase) { contents throws(SessionStoreError) in
             // The name was checked before the room existed; another chatcli may have taken it since.
             let name = contents.uniqueName(base: requestedName ?? code)
             try contents.add(make(name))
             return name
         }
         self.name = name
+        do {
+            // The device id is fresh, so nobody else can hold this lock; a
+            // failure (a read-only directory) only loses the protection.
+            lock = try store.lockSession(deviceID: deviceID, name: name)
+        } catch {
+            Output.write("chatcli: could not mark session \"\(name)\" as open: \(error)\n", to: 2)
+        }
         return name
     }
 
     private func setStatus(_ status: SessionRecord.Status, roomID: String?) throws(SessionStoreError) {
         guard let name else { return }
         do {
-            try access.update { contents throws(SessionStoreError) in
+            try store.withLockedStore(passphrase: passphrase) { contents throws(SessionStoreError) in
                 try contents.updateStatus(name: name, to: status, roomID: roomID)
             }
         } catch .unknownSession {

@@ -1,21 +1,20 @@
-import ChatClient
 import Runtime
 
 /// Asks servers to forget device ids (`POST /api/user/purge`, at most 100 ids
 /// a request), every server at once, each request with a deadline.
-enum Purger {
-    enum Outcome: Equatable {
+public enum Purger {
+    public enum Outcome: Equatable, Sendable {
         case purged
         /// Worth retrying later: no connection, a timeout, or a 5xx.
         case unreachable(String)
         /// The server refused the request itself; retrying cannot help.
         case refused(String)
 
-        var shouldQueue: Bool { if case .unreachable = self { true } else { false } }
+        public var shouldQueue: Bool { if case .unreachable = self { true } else { false } }
     }
 
     /// Calls `completion` on the loop once every server has answered or failed.
-    static func purge(_ batches: [String: [String]], caFile: String?, loop: EventLoop,
+    public static func purge(_ batches: [String: [String]], caFile: String?, loop: EventLoop,
                       completion: @escaping ([String: Outcome]) -> Void) {
         var outcomes: [String: Outcome] = [:]
         var waiting = batches.count
@@ -30,7 +29,7 @@ enum Purger {
     }
 
     /// Runs its own event loop until every purge has finished.
-    static func purgeNow(_ batches: [String: [String]], caFile: String?) -> [String: Outcome] {
+    public static func purgeNow(_ batches: [String: [String]], caFile: String?) -> [String: Outcome] {
         guard !batches.isEmpty else { return [:] }
         do {
             let loop = try EventLoop()

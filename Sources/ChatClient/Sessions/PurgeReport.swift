@@ -1,12 +1,11 @@
-import ChatClient
 import SessionStore
 
 /// What purges did, in sentences on stderr, and their effect on the queue.
-enum PurgeReport {
-    static func count(_ n: Int) -> String { n == 1 ? "1 device id" : "\(n) device ids" }
+public enum PurgeReport {
+    public static func count(_ n: Int) -> String { n == 1 ? "1 device id" : "\(n) device ids" }
 
     /// Retried queued purges: done or refused ids leave the queue, unreachable ones stay.
-    static func settleQueue(_ queued: [String: [String]], _ outcomes: [String: Purger.Outcome],
+    public static func settleQueue(_ queued: [String: [String]], _ outcomes: [String: Purger.Outcome],
                             in contents: inout StoreContents) {
         for (server, ids) in queued.sorted(by: { $0.key < $1.key }) {
             switch outcomes[server] ?? .unreachable("no answer") {

@@ -1,0 +1,55 @@
+import ChatClient
+import SessionStore
+
+/// Unlocking the store with a passphrase, forgiving on a terminal: a typo
+/// gets another try (three in all), a new passphrase typed differently
+/// twice is asked again, and Enter alone means "no passphrase" rather than
+/// an error. Descriptors and the environment get no second chance: a script
+/// that passes a wrong passphrase must fail at once, not hang on a retry.
+extension StoreAccess {
+    static let tries = 3
+
+    static func unlock(_ store: SessionStore, with source: PassphraseSource, unsavedAllowed: Bool) throws(CommandFailure)
+        -> Opening
+    {
+        let onTerminal = source == .terminal
+        var retry: String?
+        for attempt in 1...tries {
+            let last = attempt == tries
+            let passphrase: SecureBytes
+            do {
+                passphrase = store.exists
+                    ? try source.read(prompt: retry ?? "Session store passphrase: ")
+                    : try source.readNew(prompt: retry ?? "New session store passphrase (protects saved sessions): ")
+            } catch .passphraseEmpty where onTerminal {
+                guard unsavedAllowed else {
+                    throw CommandFailure(message: "no passphrase given, so the session store stays locked", status: 1)
+                }
+                do {
+                    if try source.confirm("Go on without saving this session? [Y/n] ", defaultAnswer: true) {
+                        return .notSaving(reason: "no passphrase given")
+                    }
+                } catch {
+                    throw .store(error)
+                }
+                retry = nil
+                if last { throw CommandFailure(message: "no passphrase given, so the session store stays locked", status: 1) }
+                continue
+            } catch .passphraseMismatch where onTerminal && !last {
+                retry = "The two entries differ. New session store passphrase (try \(attempt + 1) of \(tries)): "
+                continue
+            } catch {
+                throw .store(error)
+            }
+            do {
+                let contents = try store.read(passphrase: passphrase)
+                return .opened(StoreAccess(store: store, passphrase: passphrase), contents)
+            } catch .wrongPassphrase where onTerminal && !last {
+                retry = "Wrong passphrase. Session store passphrase (try \(attempt + 1) of \(tries)): "
+            } catch {
+                throw .store(error)
+            }
+        }
+        throw .store(.wrongPassphrase)  // not reached: the last try returns or throws
+    }
+}
