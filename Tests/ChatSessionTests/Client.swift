@@ -33,7 +33,8 @@ final class Client {
     var messages: [String] { events.compactMap { if case .message(let t) = $0 { t } else { nil } } }
     var code: String? { events.lazy.compactMap { if case .code(let c, _, _) = $0 { c } else { nil } }.first }
     var roomID: String? {
-        updates.lazy.compactMap {
+        if case .resumeRoom(let room, _) = session.mode { return room }
+        return updates.lazy.compactMap {
             switch $0 {
             case .joined(_, let room, _), .accepted(let room): room
             default: nil

@@ -29,7 +29,10 @@ import Testing
         let server = try ServerProcess()
         let alice = try ChildProcess.chatcli(["create", "--server", server.url], name: "alice")
         let line = try #require(alice.waitForLine { $0.contains("chatcli join") }, "\(alice.transcript)")
-        let code = String(line.suffix(6))
+        // Both sides need the same server: the invite names it (not the default one).
+        #expect(line.range(of: #"chatcli join \d{6} --server "# + server.url + "$", options: .regularExpression) != nil, "\(line)")
+        #expect(alice.stdout.contains { $0.hasPrefix("Your code: ") && $0.contains("(valid until ") }, "\(alice.transcript)")
+        let code = try #require(line.range(of: #"join \d{6}"#, options: .regularExpression).map { String(line[$0].suffix(6)) })
         let bob = try ChildProcess.chatcli(["join", code, "--server", server.url], name: "bob")
         #expect(bob.waitForLine { $0.contains("peer is here") } != nil, "\(bob.transcript)")
         #expect(alice.waitForLine { $0.contains("peer is here") } != nil, "\(alice.transcript)")

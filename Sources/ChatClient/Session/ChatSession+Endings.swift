@@ -14,15 +14,6 @@ extension ChatSession {
         }
     }
 
-    /// End of input before there is anyone to deliver to, with nothing typed: leave.
-    func leaveIfNothingToDeliver() {
-        guard outbox.isEmpty else { return }
-        switch state {
-        case .pairing, .waitingForPeer: leave(status: 0)
-        default: return
-        }
-    }
-
     func leave(status: Int32) {
         switch state {
         case .finished, .leaving: return

@@ -12,7 +12,10 @@ extension ChatSession {
         // offerer of a live DTLS session that is an ICE restart (nothing in
         // flight is lost); a new process answers with another certificate and
         // then gets a fresh connection (see `relayed`, webrtc_answer).
-        let renegotiate = peerRejoining && isInitiator
+        // A path that is down may lead to a new process we were never told
+        // about (its crash was lost in a server restart): renegotiate too.
+        isRoomInitiator = isInitiator
+        let renegotiate = isInitiator && (peerRejoining || (peer?.isPathDown ?? false))
         peerRejoining = false
         if let peer, peer.isOpen {
             if peer.isOfferer, peer.canRestartICE, renegotiate || peer.isPathDown {

@@ -13,7 +13,7 @@ extension ChatSession {
             pathDownSince = now
             emit(.progress("The connection to your peer stopped working (\(reason)); reconnecting…"))
         }
-        guard let peer, peer.isOfferer else { return }
+        guard let peer, peer.isOfferer || isRoomInitiator else { return }
         scheduleRestart()
     }
 
@@ -37,9 +37,18 @@ extension ChatSession {
     /// Sends a restart offer if the signaling room is up; otherwise the next
     /// `room_ready` does.
     func restartNow() {
-        guard let peer, peer.canRestartICE, peer.isPathDown else { return }
+        guard let peer, peer.isPathDown else { return }
         guard case .inRoom(_, true) = state else { return }
-        sendRestartOffer()
+        if peer.isOfferer, peer.canRestartICE {
+            sendRestartOffer()
+        } else if isRoomInitiator {
+            // We answered this connection, so we cannot restart its ICE: the
+            // initiator starts a fresh one (the peer may be a new process).
+            actions.append(.shutDownPeer(peer))
+            connectionEnded()
+            self.peer = nil
+            requestPeer(isOfferer: true)
+        }
     }
 
     func sendRestartOffer() {

@@ -81,6 +81,8 @@ public final class ChatSession {
     var peer: (any PeerTransport)?
     var creatingPeer = false
     var peerRequest = 0
+    /// The room's initiator role, from the last `room_ready`.
+    var isRoomInitiator = false
     var earlyCandidates: [String?] = []
     var earlyOffer: String?
     var pathDownSince: Duration?
@@ -180,7 +182,6 @@ public final class ChatSession {
         inputEnded = true
         if state == .peerGone { finish(outbox.isEmpty ? 0 : 1); return }
         finishWhenDelivered()
-        if !isConnected { leaveIfNothingToDeliver() }
     }
 
     /// `/quit` and Ctrl-D: once everything typed has reached the peer, leave;
