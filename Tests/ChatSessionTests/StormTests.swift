@@ -7,8 +7,22 @@ import TestSupport
 /// other side's screens exactly once, in order. Hundreds of worlds, each a
 /// few milliseconds of real time.
 @Suite struct StormTests {
+    /// Seeds whose storm stalls: after a resume during repeated server
+    /// restarts no new connection forms, so the survivor's lines wait
+    /// forever (found by this test; open, see CHANGELOG "Known issues").
+    /// A listed seed that starts passing fails the test, so the list stays true.
+    static let stalling: Set<Int> = [3, 43, 44, 48, 51, 82, 102, 111, 116, 181]
+
     @Test(arguments: 1...200)
     func everyLineOfASurvivorArrivesExactlyOnceInOrder(seed: Int) throws {
+        if Self.stalling.contains(seed) {
+            try withKnownIssue("a resume during server restarts can stall renegotiation") { try storm(seed: seed) }
+        } else {
+            try storm(seed: seed)
+        }
+    }
+
+    func storm(seed: Int) throws {
         var rng = SeededRandom(seed: UInt64(seed))
         let world = try World(seed: UInt64(seed))
         let (alice, bob) = try world.pair()
