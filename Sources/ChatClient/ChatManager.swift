@@ -116,7 +116,6 @@ public final class ChatManager {
     public var phase: ChatPhase { session.phase }
     /// The current peer connection, for `/status` and `/verify`.
     public var connection: PeerConnection? { session.connection as? PeerConnection }
-    public var queuedMessages: Int { session.undeliveredMessages }
     public var undeliveredMessages: Int { session.undeliveredMessages }
     /// Messages and bytes each way over the whole session (all connections).
     public var counters: ChatCounters { session.counters }

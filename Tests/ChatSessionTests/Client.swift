@@ -130,7 +130,3 @@ final class Client {
         }
     }
 }
-
-extension ChatPhase {
-    var isConnected: Bool { if case .connected = self { true } else { false } }
-}

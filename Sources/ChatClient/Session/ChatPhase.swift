@@ -18,3 +18,11 @@ public enum ChatPhase: Equatable, Sendable {
     case peerLeft
     case leaving
 }
+
+extension ChatPhase {
+    /// The chat channel is open over a working path.
+    public var isConnected: Bool {
+        if case .connected = self { return true }
+        return false
+    }
+}

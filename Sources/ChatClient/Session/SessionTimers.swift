@@ -22,8 +22,8 @@ struct SessionTimers {
 
     /// The earliest timer due at `now`, removed (in `CaseIterable` order on ties).
     mutating func popDue(now: Duration) -> SessionTimer? {
-        let due = SessionTimer.allCases.filter { deadlines[$0].map { $0 <= now } ?? false }
-        guard let first = due.min(by: { deadlines[$0]! < deadlines[$1]! }) else { return nil }
+        let due = SessionTimer.allCases.compactMap { timer in deadlines[timer].flatMap { $0 <= now ? (timer, $0) : nil } }
+        guard let first = due.min(by: { $0.1 < $1.1 })?.0 else { return nil }
         deadlines[first] = nil
         return first
     }

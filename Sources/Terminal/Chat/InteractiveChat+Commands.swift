@@ -30,7 +30,7 @@ extension InteractiveChat {
         }
         showMessage(.own, TerminalText.sanitize(text))
         manager.send(line: text)
-        if manager.queuedMessages > 0 {
+        if !manager.phase.isConnected {
             show(.notice, manager.phase == .peerAway
                  ? "Your peer is away: it will be sent when they are back."
                  : "Not connected yet: it will be sent once the connection is up.")
