@@ -199,7 +199,7 @@ public final class ChatManager {
 
     private func createPeer(request: Int, isOfferer: Bool, servers: ResolvedICEServers) {
         if relayOnly && servers.turn.isEmpty {
-            session.peerCreationFailed(.peerConnectionFailed("--relay-only needs a TURN server, and none of those offered could be resolved"), now: now)
+            session.peerCreationFailed(.noTURN(.unresolvable), now: now)
             return
         }
         do {

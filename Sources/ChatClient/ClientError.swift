@@ -1,3 +1,5 @@
+import PeerConnection
+
 /// Everything that can end a create/join, each with one sentence a user can
 /// act on (the CLI prints `message` and exits 1) and a stable `code` for
 /// `--json` error events.
@@ -16,7 +18,9 @@ public enum ClientError: Error, Equatable, Sendable {
     case protocolViolation(String)
     case connectionLost(String)
     case interrupted
-    case peerConnectionFailed(String)
+    case peerConnectionFailed(PeerConnectionError)
+    /// `--relay-only`, and no TURN server to relay through.
+    case noTURN(NoTURN)
 
     public var code: String {
         switch self {
@@ -34,7 +38,7 @@ public enum ClientError: Error, Equatable, Sendable {
         case .protocolViolation: return "protocol_error"
         case .connectionLost: return "connection_lost"
         case .interrupted: return "interrupted"
-        case .peerConnectionFailed: return "connection_failed"
+        case .peerConnectionFailed, .noTURN: return "connection_failed"
         }
     }
 
@@ -69,8 +73,34 @@ public enum ClientError: Error, Equatable, Sendable {
             return "Lost the connection to the server: \(what)."
         case .interrupted:
             return "Interrupted."
-        case .peerConnectionFailed(let reason):
-            return "Could not connect to your peer: \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason)."
+        case .peerConnectionFailed(let error):
+            return "Could not connect to your peer: \(error)."
+        case .noTURN(let reason):
+            return "Could not connect to your peer: --relay-only needs a TURN server, and \(reason) (see 'chatcli doctor')."
+        }
+    }
+}
+
+/// Why `--relay-only` has no TURN server to use.
+public enum NoTURN: Error, Hashable, Sendable, CustomStringConvertible {
+    /// `/api/ice-servers` did not answer.
+    case serverSilent
+    /// The server gives TURN credentials only to members of a live room, and
+    /// this room is gone.
+    case roomGone
+    /// The server gives TURN credentials only to members of a room.
+    case membersOnly
+    case noneOffered
+    /// None of the TURN servers offered resolved to an address.
+    case unresolvable
+
+    public var description: String {
+        switch self {
+        case .serverSilent: return "the signaling server did not answer"
+        case .roomGone: return "the signaling server gives TURN credentials only to members of a live room, and this room is gone"
+        case .membersOnly: return "the signaling server gives TURN credentials only to members of a room"
+        case .noneOffered: return "the signaling server offers none"
+        case .unresolvable: return "none of those offered could be resolved"
         }
     }
 }

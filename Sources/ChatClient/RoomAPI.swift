@@ -107,15 +107,11 @@ public enum RoomAPI {
     /// Why an `/api/ice-servers` answer carries no TURN entry, as the end of
     /// a sentence: a members-only server, a refusal (`403 not_a_member`: the
     /// room is gone), or simply none offered.
-    public static func noTURNReason(_ r: HTTPResponse?) -> String {
-        guard let r else { return "the signaling server did not answer" }
-        if r.status == 403 && errorCode(r) == "not_a_member" {
-            return "the signaling server gives TURN credentials only to members of a live room, and this room is gone"
-        }
-        if isTURNMembersOnly(r) {
-            return "the signaling server gives TURN credentials only to members of a room"
-        }
-        return "the signaling server offers none"
+    public static func noTURNReason(_ r: HTTPResponse?) -> NoTURN {
+        guard let r else { return .serverSilent }
+        if r.status == 403 && errorCode(r) == "not_a_member" { return .roomGone }
+        if isTURNMembersOnly(r) { return .membersOnly }
+        return .noneOffered
     }
 
     /// Whether the server withheld TURN because the request named no room

@@ -1,6 +1,7 @@
 import ICE
 import Runtime
 import STUN
+import TURN
 
 /// The TCP connections to TURN servers (RFC 8656 over TCP, or over TLS for
 /// `turns:`) that an ICE agent's `.turnStream` transmits ask for: opened on
@@ -24,7 +25,7 @@ final class TURNStreams {
     private var closed = false
     var onData: ((STUNAddress, [UInt8]) -> Void)?
     /// The stream ended or never opened: the server and why, in a sentence.
-    var onClose: ((STUNAddress, String) -> Void)?
+    var onClose: ((STUNAddress, TURNFailure) -> Void)?
 
     /// `servers`: those reached over TLS are told apart by their
     /// `tlsServerName`, checked against the system's CAs or `caFile`.
@@ -49,7 +50,7 @@ final class TURNStreams {
         nextID += 1
         let id = nextID
         streams[server] = Stream(id: id, pending: bytes)
-        guard let address = SocketAddress(server) else { return lostLater(server, id: id, reason: "bad TURN server address") }
+        guard let address = SocketAddress(server) else { return lostLater(server, id: id, reason: .unreachable(server: "\(server)", detail: "not a usable socket address")) }
         let completion = { [weak self] (result: Result<any ByteStream, RuntimeError>) in
             guard let self, !self.closed, self.streams[server]?.id == id else {
                 if case .success(let connection) = result { connection.abort() }
@@ -57,7 +58,7 @@ final class TURNStreams {
             }
             switch result {
             case .success(let connection): self.opened(connection, server: server, id: id)
-            case .failure(let error): self.lost(server, id: id, reason: "cannot reach TURN server \(server): \(error.reason)")
+            case .failure(let error): self.lost(server, id: id, reason: .unreachable(server: "\(server)", detail: error.reason))
             }
         }
         guard let name = tlsNames[server] else {
@@ -76,7 +77,7 @@ final class TURNStreams {
                 completion($0.map { $0 as any ByteStream })
             }
         } catch {
-            lostLater(server, id: id, reason: "TLS to TURN server \(name): \(error.reason)")
+            lostLater(server, id: id, reason: .tlsFailed(serverName: name, detail: error.reason))
         }
     }
 
@@ -99,7 +100,7 @@ final class TURNStreams {
             self.onData?(server, bytes)
         }
         connection.onClose = { [weak self] error in
-            self?.lost(server, id: id, reason: "the connection to the TURN server closed" + (error.map { " (\($0.reason))" } ?? ""))
+            self?.lost(server, id: id, reason: .transportClosed(detail: error?.reason))
         }
         let pending = streams[server]?.pending ?? []
         streams[server] = Stream(id: id, connection: connection)
@@ -108,7 +109,7 @@ final class TURNStreams {
 
     /// A failure found while writing is reported on a later loop turn, not
     /// back into the caller's transmit loop.
-    private func lostLater(_ server: STUNAddress, id: Int, reason: String) {
+    private func lostLater(_ server: STUNAddress, id: Int, reason: TURNFailure) {
         loop.schedule(after: .zero) { [weak self] in self?.lost(server, id: id, reason: reason) }
     }
 
@@ -116,7 +117,7 @@ final class TURNStreams {
     /// gone with it (RFC 8656 §5). The next bytes for the server (only a
     /// new allocation's: the old client says nothing after the loss) open
     /// a new connection.
-    private func lost(_ server: STUNAddress, id: Int, reason: String) {
+    private func lost(_ server: STUNAddress, id: Int, reason: TURNFailure) {
         guard streams[server]?.id == id else { return }
         streams[server] = nil
         onClose?(server, reason)

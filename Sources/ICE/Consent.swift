@@ -40,7 +40,7 @@ extension ICEAgent {
             }
             emit(.consentLost)
             let seconds = config.consentTimeout.wholeMilliseconds / 1000
-            setState(.failed(reason: "consent expired: the peer stopped answering for \(seconds) s (it left, or the network path was cut)"))
+            setState(.failed(.consentExpired(seconds: Int(seconds))))
             return
         }
         if silence >= config.disconnectedTimeout, state.isConnected { setState(.disconnected) }

@@ -1,4 +1,4 @@
-/// When checking gives up, and the sentence that says why.
+/// When checking gives up, and why.
 extension ICEAgent {
     /// Fails when both sides are done trickling and every pair failed
     /// (RFC 8838 §8), or when `connectTimeout` passes without a selected
@@ -15,42 +15,42 @@ extension ICEAgent {
         guard timedOut || exhausted || noRelay else { return }
         var reason = failureReason()
         if timedOut && !exhausted {
-            reason = "no connection after \(config.connectTimeout.wholeMilliseconds / 1000) s: " + reason
+            reason = .timedOut(seconds: Int(config.connectTimeout.wholeMilliseconds / 1000), cause: reason)
         }
         transactions = [:]
         transactionOrder = []
-        setState(.failed(reason: reason))
+        setState(.failed(reason))
     }
 
-    func failureReason() -> String {
-        guard !hostBases.isEmpty else { return "no local network address to send from" }
+    func failureReason() -> ICEFailure {
+        guard !hostBases.isEmpty else { return .noLocalAddress }
         if config.relayOnly && !localCandidates.contains(where: { $0.candidate.type == .relay }) {
-            return "relay-only mode, but no TURN relay could be allocated: \(relayFailures)"
+            return .noRelayAllocated(relayOutcome)
         }
         guard remoteCredentials != nil else {
-            return "the peer's ICE credentials (ice-ufrag/ice-pwd) never arrived"
+            return .noRemoteCredentials
         }
         let signalled = remoteCandidates.filter { $0.type != .prflx }
         let pairs = checkList.pairs
         if pairs.isEmpty {
-            if signalled.isEmpty { return "no remote candidates received" }
+            if signalled.isEmpty { return .noRemoteCandidates }
             if signalled.allSatisfy({ $0.isMDNS }) {
-                return "the peer sent only mDNS (.local) host candidates, which this agent does not resolve, and no server-reflexive ones"
+                return .onlyMDNSCandidates
             }
-            if signalled.allSatisfy({ !$0.isUDP }) { return "the peer sent only TCP candidates; ICE over TCP is not supported" }
-            return "none of the \(signalled.count) remote candidates can be paired with a local one (different address family or unusable address)"
+            if signalled.allSatisfy({ !$0.isUDP }) { return .onlyTCPCandidates }
+            return .noUsablePairs(remoteCandidates: signalled.count)
         }
         let stunSilent = !gatherJobs.isEmpty && gatherJobs.allSatisfy { $0.finished && !$0.answered }
         if stunSilent && pairs.allSatisfy({ $0.state == .failed }) {
-            return "all \(pairs.count) candidate pairs failed and the STUN server never answered: this network seems to block UDP; a TURN relay over TCP is needed (\(relayFailures))"
+            return .udpBlocked(pairs: pairs.count, relays: relayOutcome)
         }
         if remoteEnded && pairs.allSatisfy({ $0.state == .failed }) {
-            return "all \(pairs.count) candidate pairs failed: the peer's network blocks UDP or both sides are behind symmetric NATs; a TURN relay is needed (\(relayFailures))"
+            return .allPairsFailed(pairs: pairs.count, relays: relayOutcome)
         }
         let failed = pairs.filter { $0.state == .failed }.count
         if pairs.contains(where: \.valid) {
-            return "checks succeeded on \(pairs.filter(\.valid).count) of \(pairs.count) pairs but the controlling agent never nominated one"
+            return .neverNominated(valid: pairs.filter(\.valid).count, pairs: pairs.count)
         }
-        return "\(failed) of \(pairs.count) candidate pairs failed and the rest got no answer: the peer's network blocks UDP or both sides are behind symmetric NATs; a TURN relay is needed (\(relayFailures))"
+        return .noAnswer(failed: failed, pairs: pairs.count, relays: relayOutcome)
     }
 }

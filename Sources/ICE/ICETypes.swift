@@ -17,8 +17,9 @@ public enum ICEState: Hashable, Sendable, CustomStringConvertible {
     /// A pair is selected, checks are over and both sides signalled
     /// end-of-candidates.
     case completed
-    /// Terminal until `restart`: `reason` is one sentence a user can read.
-    case failed(reason: String)
+    /// Terminal until `restart`; the failure's `description` is the
+    /// sentence for the user.
+    case failed(ICEFailure)
     /// Consent checks on the selected pair have gone unanswered for a while;
     /// it may come back.
     case disconnected

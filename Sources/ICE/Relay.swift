@@ -43,7 +43,7 @@ struct Relay {
     /// Gathering is done with this relay: allocated, failed or timed out.
     var finished = false
     /// Why no relayed candidate came from this server, for the failure reason.
-    var failure: String?
+    var failure: RelayFailure?
     /// An allocation existed on this server once: losing it is worth a new one.
     var everAllocated = false
     /// When a lost allocation was last replaced (new ones at most every 5 s).
@@ -72,7 +72,7 @@ extension ICEAgent {
             startedAt: now, localPreference: UInt16((transport == .udp ? 2 : 1) * 0x4000 + (0x3FFF - index)))
         if transport == .udp && hostBase == nil {
             relay.finished = true
-            relay.failure = "no local \(server.family == .ipv4 ? "IPv4" : "IPv6") address to reach TURN server \(server) from"
+            relay.failure = .noLocalAddress(server: server)
             relay.client.deallocate(now: now)
         }
         relays.append(relay)
@@ -98,7 +98,7 @@ extension ICEAgent {
 
     /// The TCP stream to `server` could not be opened or closed (`reason`,
     /// a sentence): its allocation is gone (RFC 8656 §5).
-    public func turnStreamClosed(_ server: STUNAddress, reason: String, now: Duration) {
+    public func turnStreamClosed(_ server: STUNAddress, reason: TURNFailure, now: Duration) {
         advance(to: now)
         guard let index = relays.firstIndex(where: { $0.server == server && $0.transport == .tcp }) else { return }
         relays[index].client.handleTransportClosed(now: now, reason: reason)
@@ -161,7 +161,7 @@ extension ICEAgent {
             }
             if !relays[index].finished, now >= relays[index].startedAt + config.relayGatherTimeout {
                 relays[index].finished = true
-                relays[index].failure = "TURN server \(relays[index].server) did not answer within \(config.relayGatherTimeout.wholeMilliseconds / 1000) s"
+                relays[index].failure = .noAnswer(server: relays[index].server, seconds: Int(config.relayGatherTimeout.wholeMilliseconds / 1000))
             }
             drainRelay(index)
         }

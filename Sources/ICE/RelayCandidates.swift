@@ -20,7 +20,7 @@ extension ICEAgent {
             addRelayCandidate(index)
         case .failed(let reason):
             relays[index].finished = true
-            relays[index].failure = reason
+            relays[index].failure = .turn(reason)
             relayLost(index)
             reallocate(index)
         case .deallocated:
@@ -86,9 +86,9 @@ extension ICEAgent {
     }
 
     /// Why relayed candidates are missing, for the failure reason.
-    var relayFailures: String {
+    var relayOutcome: RelayOutcome {
         let reasons = relays.compactMap(\.failure)
-        if relays.isEmpty { return "no TURN server was configured" }
-        return reasons.isEmpty ? "no TURN allocation succeeded" : reasons.joined(separator: "; ")
+        if relays.isEmpty { return .notConfigured }
+        return reasons.isEmpty ? .noneSucceeded : .failed(reasons)
     }
 }

@@ -40,7 +40,7 @@ extension ICEAgent {
     func moveRelays(off address: STUNAddress) {
         for index in relays.indices where relays[index].transport == .udp && relays[index].hostBase == address {
             relays[index].hostBase = hostBases.first { $0.family == relays[index].server.family }
-            relays[index].client.handleTransportClosed(now: now, reason: "the local address \(address) the allocation was made from is gone")
+            relays[index].client.handleTransportClosed(now: now, reason: .localAddressGone("\(address)"))
             reallocateNow(index)
         }
     }

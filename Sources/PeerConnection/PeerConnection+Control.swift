@@ -14,11 +14,11 @@ extension PeerConnection {
     public var iceState: ICEState { agent.state }
 
     public func sendControl(_ text: String) throws(PeerConnectionError) {
-        guard let sctp, let controlChannel, !finished else { throw PeerConnectionError("the ctl channel is not open") }
+        guard let sctp, let controlChannel, !finished else { throw .channelNotOpen(label: config.controlChannelLabel) }
         do {
             try sctp.send(text: text, on: controlChannel)
         } catch {
-            throw PeerConnectionError("cannot send on ctl: \(error.description)")
+            throw .cannotSend(label: config.controlChannelLabel, error)
         }
         flush()
     }

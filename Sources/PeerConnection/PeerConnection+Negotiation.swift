@@ -22,7 +22,7 @@ extension PeerConnection {
             answer = try SessionDescription.answer(to: offer, sessionID: random.next(), iceUfrag: agent.localCredentials.ufrag,
                                                    icePwd: agent.localCredentials.pwd, fingerprint: sdpFingerprint)
         } catch {
-            throw PeerConnectionError("cannot answer the offer: \(error)")
+            throw .cannotAnswer(error)
         }
         localSetup = answer.setup ?? .active
         try apply(offer)
@@ -59,13 +59,13 @@ extension PeerConnection {
         do {
             return try SessionDescription.parse(text)
         } catch {
-            throw PeerConnectionError("the peer's session description is unusable: \(error)")
+            throw .unusableDescription(error)
         }
     }
 
     private func apply(_ description: SessionDescription) throws(PeerConnectionError) {
         guard let fingerprint = Self.fingerprint(of: description) else {
-            throw PeerConnectionError("the peer's session description has no usable certificate fingerprint")
+            throw .noFingerprint
         }
         let role: DTLSSetup.Role
         if localSetup == .actpass {
@@ -74,7 +74,7 @@ extension PeerConnection {
             do {
                 role = try DTLSSetup.localRole(local: localSetup, remote: description.setup)
             } catch {
-                throw PeerConnectionError("the peers cannot agree on DTLS roles: \(error)")
+                throw .roleConflict(error)
             }
         }
         let restart = remote != nil
@@ -104,7 +104,7 @@ extension PeerConnection {
         do {
             dtls = try DTLSEndpoint(role: dtlsRole, certificate: certificate, remoteFingerprint: remoteFingerprint, mtu: config.mtu)
         } catch {
-            throw PeerConnectionError("cannot start DTLS: \(error)")
+            throw .cannotStartDTLS(error)
         }
         let early = earlyDTLS
         earlyDTLS = []

@@ -34,7 +34,7 @@ extension PeerConnection {
         for address in removed { agent.removeLocalInterface(address) }
         for address in added { agent.addLocalInterface(address) }
         if canRestartICE {
-            if isOfferer || selectedBaseGone { networkChanged("your network changed") }
+            if isOfferer || selectedBaseGone { networkChanged(.local) }
             // Relay-only, new bases are not announced: announce again what is.
             if !isOfferer && (added.isEmpty || config.ice.relayOnly) { agent.announceCandidates() }
         }
@@ -51,11 +51,11 @@ extension PeerConnection {
               let credentials = agent.remoteCredentials, candidate.ufrag == nil || candidate.ufrag == credentials.ufrag,
               let since = remoteDescriptionAt, now >= since + Self.trickleGrace
         else { return }
-        networkChanged("your peer's network changed")
+        networkChanged(.peer)
     }
 
-    private func networkChanged(_ reason: String) {
+    private func networkChanged(_ change: NetworkChange) {
         pathDown = true
-        events.append(.networkChanged(reason))
+        events.append(.networkChanged(change))
     }
 }

@@ -63,12 +63,12 @@ extension PeerConnection {
     }
 
     /// The path stopped working; recoverable once DTLS is up.
-    func pathLost(_ reason: String) {
+    func pathLost(_ loss: PathLoss) {
         guard canRestartICE else {
-            fail(reason)
+            fail(.pathLost(loss))
             return
         }
         pathDown = true
-        events.append(.disconnected(reason))
+        events.append(.disconnected(loss))
     }
 }

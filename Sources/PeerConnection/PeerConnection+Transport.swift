@@ -2,6 +2,7 @@ import DTLS
 import ICE
 import SCTP
 import STUN
+import TURN
 
 extension PeerConnection {
     /// A datagram that arrived on local address `to` from `from` (RFC 7983
@@ -36,7 +37,7 @@ extension PeerConnection {
 
     /// The TCP stream to TURN server `server` failed to open or closed
     /// (`reason`, a sentence).
-    public func turnStreamClosed(_ server: STUNAddress, reason: String, now: Duration) {
+    public func turnStreamClosed(_ server: STUNAddress, reason: TURNFailure, now: Duration) {
         self.now = now
         agent.turnStreamClosed(server, reason: reason, now: now)
         drainICE()
@@ -104,16 +105,15 @@ extension PeerConnection {
             case .selectedPairChanged(let pair):
                 events.append(.iceConnected(pair))
                 if dtls == nil {
-                    do { try startDTLS() } catch { fail(error.description) }
+                    do { try startDTLS() } catch { fail(error) }
                 }
                 pathRestored()
                 flush()
             case .stateChanged(.disconnected):
-                let seconds = config.ice.disconnectedTimeout.components.seconds
-                pathLost("no answer from the peer for \(seconds) s")
+                pathLost(.noAnswer(seconds: Int(config.ice.disconnectedTimeout.components.seconds)))
             case .stateChanged(.connected) where pathDown:
                 pathRestored()
-            case .stateChanged(.failed(let reason)): pathLost(reason)
+            case .stateChanged(.failed(let failure)): pathLost(.ice(failure))
             default: break
             }
         }
@@ -131,7 +131,7 @@ extension PeerConnection {
             case .closed:
                 finishClosed()
             case .failed(let error):
-                fail(error.description)
+                fail(.dtls(error))
             }
         }
     }
@@ -152,7 +152,7 @@ extension PeerConnection {
             switch event {
             case .connected:
                 if isOfferer, chatChannel == nil {
-                    do { _ = try sctp.openChannel(label: config.channelLabel) } catch { fail("cannot open the chat channel: \(error)") }
+                    do { _ = try sctp.openChannel(label: config.channelLabel) } catch { fail(.cannotOpenChannel(label: config.channelLabel, error)) }
                     openControlChannel()
                 }
             case .channelOpen(let id, let label):
@@ -179,7 +179,7 @@ extension PeerConnection {
         if let sctp, let dtls, dtls.state == .connected {
             drainSCTP()
             while let packet = sctp.pollTransmit(now: now) {
-                do { try dtls.send(packet) } catch { fail("cannot encrypt: \(error)"); break }
+                do { try dtls.send(packet) } catch { fail(.cannotEncrypt(error)); break }
             }
             drainSCTP()
         }
@@ -206,9 +206,9 @@ extension PeerConnection {
         events.append(.closed)
     }
 
-    func fail(_ reason: String) {
+    func fail(_ error: PeerConnectionError) {
         if events.contains(where: { if case .failed = $0 { return true } else { return false } }) { return }
         finished = true
-        events.append(.failed(reason))
+        events.append(.failed(error))
     }
 }

@@ -51,7 +51,7 @@ public final class PeerConnection {
         do {
             certificate = try DTLSCertificate()
         } catch {
-            throw PeerConnectionError("cannot make a DTLS certificate: \(error)")
+            throw .certificateUnavailable(error)
         }
         var rng = random
         let credentials = ICECredentials.random(using: &rng)
@@ -90,12 +90,12 @@ public final class PeerConnection {
     public var isOpen: Bool { chatChannel != nil && !finished }
 
     public func send(text: String) throws(PeerConnectionError) {
-        guard let sctp, let chatChannel, !finished else { throw PeerConnectionError("the chat channel is not open") }
+        guard let sctp, let chatChannel, !finished else { throw .channelNotOpen(label: config.channelLabel) }
         do {
             try sctp.send(text: text, on: chatChannel)
             counters.countSent(text)
         } catch {
-            throw PeerConnectionError("cannot send: \(error.description)")
+            throw .cannotSend(label: config.channelLabel, error)
         }
         flush()
     }

@@ -50,7 +50,7 @@ public enum PeerConnectionEvent: Sendable, Equatable {
     /// The path stopped answering (consent checks unanswered, or a restart
     /// found no pair): an ICE restart may bring it back. Only after DTLS is
     /// up; before that a failure is `failed`.
-    case disconnected(String)
+    case disconnected(PathLoss)
     /// A working path again after `disconnected` (consent came back or an
     /// ICE restart selected a new pair); the channel carried on.
     case reconnected(ConnectionInfo)
@@ -58,17 +58,8 @@ public enum PeerConnectionEvent: Sendable, Equatable {
     /// went; or the peer's: it trickled a host candidate after the pair was
     /// selected). The path is presumed down: the offerer restarts ICE at
     /// once (`restartICE`), `reconnected` follows.
-    case networkChanged(String)
+    case networkChanged(NetworkChange)
     /// The peer closed the channel or the association.
     case closed
-    case failed(String)
-}
-
-public struct PeerConnectionError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
-
-    /// A renegotiation carried another certificate: the peer started a new
-    /// connection, so this one cannot continue.
-    public static let certificateChanged = PeerConnectionError("the peer's certificate changed: it started a new connection")
+    case failed(PeerConnectionError)
 }

@@ -48,7 +48,7 @@ extension TURNClient {
             case .response(let response): handleResponse(response.message)
             case .timeout(let id):
                 if let entry = outstanding.removeValue(forKey: id) {
-                    failed(entry.request, reason: TURNReason.timedOut(entry.request))
+                    failed(entry.request, reason: .timedOut(method: entry.request.method))
                 }
             }
         }
@@ -57,7 +57,7 @@ extension TURNClient {
     private func handleResponse(_ message: STUNMessage) {
         guard let entry = outstanding.removeValue(forKey: message.transactionID) else { return }
         guard message.type.method == entry.request.method else {
-            failed(entry.request, reason: "the TURN server answered the \(entry.request.method) request with a \(message.type.method) response")
+            failed(entry.request, reason: .mismatchedResponse(method: entry.request.method, answered: message.type.method))
             return
         }
         if message.type.messageClass == .successResponse {
@@ -67,14 +67,15 @@ extension TURNClient {
         switch message.errorCode?.code {
         case 401 where !entry.authenticated:
             guard auth.learn(from: message) else {
-                failed(entry.request, reason: TURNReason.noChallenge())
+                failed(entry.request, reason: .noChallenge)
                 return
             }
             start(entry.request)
         case 438 where entry.staleNonceRetries < Self.maxStaleNonceRetries && auth.learn(from: message):
             start(entry.request, staleNonceRetries: entry.staleNonceRetries + 1)
         default:
-            failed(entry.request, reason: TURNReason.rejected(entry.request, message.errorCode))
+            failed(entry.request, reason: .rejected(method: entry.request.method, code: message.errorCode?.code,
+                                                     reason: message.errorCode?.reason ?? ""))
         }
     }
 
@@ -83,7 +84,7 @@ extension TURNClient {
         case .allocate:
             guard allocation.state == .allocating else { return }
             guard let relayed = message.xorRelayedAddress else {
-                close(with: .failed("the TURN server's Allocate answer has no relayed address"))
+                close(with: .failed(.noRelayedAddress))
                 return
             }
             allocation.state = .allocated
@@ -108,7 +109,7 @@ extension TURNClient {
             // A server may answer a Refresh with LIFETIME 0 when it is
             // deleting the allocation; it is gone then.
             guard seconds > 0 else {
-                close(with: .failed("the TURN server ended the allocation"))
+                close(with: .failed(.allocationEnded))
                 return
             }
             allocation.granted(seconds: seconds, now: now)
@@ -128,7 +129,7 @@ extension TURNClient {
         for item in queue { transmitData(item.bytes, to: item.peer) }
     }
 
-    private func failed(_ request: TURNRequest, reason: String) {
+    private func failed(_ request: TURNRequest, reason: TURNFailure) {
         switch request {
         case .allocate:
             close(with: .failed(reason))

@@ -137,7 +137,7 @@ public final class TURNClient {
     /// The TCP connection to the server closed or could not be opened (or
     /// the UDP socket failed): the allocation is gone with it (§5: it
     /// belongs to the 5-tuple). `reason`: why, in a sentence.
-    public func handleTransportClosed(now: Duration, reason: String = "the connection to the TURN server closed") {
+    public func handleTransportClosed(now: Duration, reason: TURNFailure = .transportClosed(detail: nil)) {
         self.now = now
         switch allocation.state {
         case .deallocating: close(with: .deallocated)
@@ -165,7 +165,7 @@ public final class TURNClient {
                 }
             }
             if framer.isCorrupt && allocation.state != .closed {
-                close(with: .failed("the TURN server sent bytes that are neither STUN nor ChannelData"))
+                close(with: .failed(.garbage))
             }
         }
         collectTransmits()

@@ -23,18 +23,18 @@ public enum TURNEvent: Hashable, Sendable {
     case permissionCreated(STUNAddress)
     /// The server refused or never answered a CreatePermission; data
     /// queued for this peer was dropped. The allocation itself lives on.
-    case permissionFailed(STUNAddress, reason: String)
+    case permissionFailed(STUNAddress, reason: TURNFailure)
     /// Sends to this peer now use ChannelData on `number`.
     case channelBound(STUNAddress, number: UInt16)
     /// The ChannelBind failed; sends to this peer keep using Send
     /// indications.
-    case channelBindFailed(STUNAddress, reason: String)
+    case channelBindFailed(STUNAddress, reason: TURNFailure)
     /// Application data from a peer, out of a Data indication or a
     /// ChannelData message.
     case data(from: STUNAddress, [UInt8])
     /// `deallocate()` finished (or the server no longer had the allocation).
     case deallocated
-    /// The allocation could not be made or was lost; one sentence for the
-    /// user. The client does nothing more after this.
-    case failed(String)
+    /// The allocation could not be made or was lost (its `description` is
+    /// the sentence for the user). The client does nothing more after this.
+    case failed(TURNFailure)
 }

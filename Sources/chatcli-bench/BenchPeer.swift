@@ -88,7 +88,9 @@ final class BenchPeer {
                     isOpen = true
                     onOpen?()
                 case .message(let text): onMessage?(text)
-                case .failed(let reason), .disconnected(let reason), .networkChanged(let reason): failure = failure ?? reason
+                case .failed(let error): failure = failure ?? error.description
+                case .disconnected(let loss): failure = failure ?? loss.description
+                case .networkChanged(let change): failure = failure ?? change.description
                 case .closed: failure = failure ?? "closed"
                 case .iceConnected, .reconnected, .controlOpen, .controlMessage: break
                 }

@@ -50,14 +50,14 @@ final class FakePeer: PeerTransport {
     }
 
     func acceptOffer(_ sdp: String) throws(PeerConnectionError) -> String {
-        guard let cert = Self.cert(sdp) else { throw PeerConnectionError("bad fake sdp") }
+        guard let cert = Self.cert(sdp) else { throw .noFingerprint }
         remoteCertificate = cert
         world.offered(self, by: cert)
         return "fake answer cert=\(certificate) ufrag=\(ufrag)"
     }
 
     func acceptAnswer(_ sdp: String) throws(PeerConnectionError) {
-        guard let cert = Self.cert(sdp) else { throw PeerConnectionError("bad fake sdp") }
+        guard let cert = Self.cert(sdp) else { throw .noFingerprint }
         if let remoteCertificate, remoteCertificate != cert { throw .certificateChanged }
         remoteCertificate = cert
         world.answered(self, by: cert)
@@ -73,13 +73,13 @@ final class FakePeer: PeerTransport {
     func addRemoteCandidate(_ candidate: String?) {}
 
     func send(text: String) throws(PeerConnectionError) {
-        guard isOpen, !closed else { throw PeerConnectionError("not open") }
+        guard isOpen, !closed else { throw .channelNotOpen(label: "chat") }
         sentOnChat += 1
         world.transmit(from: self, .message(text))
     }
 
     func sendControl(_ text: String) throws(PeerConnectionError) {
-        guard isControlOpen, !closed else { throw PeerConnectionError("not open") }
+        guard isControlOpen, !closed else { throw .channelNotOpen(label: "ctl") }
         world.transmit(from: self, .controlMessage(text))
     }
 

@@ -74,7 +74,7 @@ final class World {
             at(.seconds(5)) { [weak other] in
                 guard let other, !other.closed, !other.dead, other.other?.dead == true, !other.pathDown else { return }
                 other.pathDown = true
-                other.owner(in: self)?.deliver(.disconnected("consent lost"), to: other)
+                other.owner(in: self)?.deliver(.disconnected(.ice(.consentExpired(seconds: 5))), to: other)
             }
         }
     }

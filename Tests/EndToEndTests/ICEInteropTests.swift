@@ -29,7 +29,7 @@ import Testing
             case .localCandidate(let c): ours.append(c.sdpAttribute)
             case .gatheringComplete: gathered = true
             case .selectedPairChanged(let pair): connected = pair
-            case .stateChanged(.failed(let reason)): failure = reason
+            case .stateChanged(.failed(let reason)): failure = reason.description
             default: break
             }
         }

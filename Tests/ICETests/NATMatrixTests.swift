@@ -38,9 +38,11 @@ struct NATMatrixTests {
         harness.runUntilBothDone()
         #expect(!harness.busyLoop)
         for peer in harness.peers {
-            let reason = peer.failureReason ?? ""
-            #expect(peer.agent.state.isFailed, "\(a)×\(b): \(peer.name) is \(peer.agent.state)")
-            #expect(reason.contains("TURN relay"), "\(a)×\(b): \(peer.name): \(reason)")
+            switch peer.failure {
+            case .allPairsFailed, .noAnswer, .udpBlocked: break
+            default: Issue.record("\(a)×\(b): \(peer.name) is \(peer.agent.state): \(peer.failureReason ?? "")")
+            }
+            #expect(peer.failureReason?.contains("TURN relay") == true)
         }
         // Both ends signalled end-of-candidates, so the verdict comes well
         // before the 30 s overall timeout.

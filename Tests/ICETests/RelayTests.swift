@@ -60,9 +60,8 @@ struct RelayTests {
         harness.addPeer("B", role: .controlled)
         harness.exchangeCredentials()
         harness.runUntilBothDone()
-        #expect(harness.a.failureReason?.contains("relay-only mode, but no TURN relay could be allocated") == true,
-                "\(harness.a.failureReason ?? "")")
-        #expect(harness.b.failureReason?.contains("no remote candidates received") == true, "\(harness.b.failureReason ?? "")")
+        #expect(harness.a.failure == .noRelayAllocated(.notConfigured), "\(harness.a.failureReason ?? "")")
+        #expect(harness.b.failure == .noRemoteCandidates, "\(harness.b.failureReason ?? "")")
         #expect(harness.network.now < .seconds(5) + signalingDelay, "failed only at \(harness.network.now)")
     }
 

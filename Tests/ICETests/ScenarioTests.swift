@@ -104,7 +104,7 @@ struct ScenarioTests {
         harness.run(for: .seconds(60)) { harness.a.events.contains(.consentLost) }
         #expect(harness.a.events.contains(.consentLost))
         #expect(harness.a.states.contains(.disconnected))
-        #expect(harness.a.failureReason?.contains("consent expired") == true)
+        #expect(harness.a.failure == .consentExpired(seconds: 30), "\(harness.a.failureReason ?? "")")
         let elapsed = harness.network.now - cutAt
         #expect(elapsed >= .seconds(24) && elapsed <= .seconds(31), "lost after \(elapsed)")
         #expect(!harness.a.agent.send([0x17]))

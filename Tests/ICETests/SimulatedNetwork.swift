@@ -235,8 +235,10 @@ final class SimPeer {
         events.compactMap { if case .selectedPairChanged(let pair) = $0 { pair } else { nil } }
     }
 
-    var failureReason: String? {
-        if case .failed(let reason) = agent.state { return reason }
+    var failureReason: String? { failure?.description }
+
+    var failure: ICEFailure? {
+        if case .failed(let failure) = agent.state { return failure }
         return nil
     }
 }

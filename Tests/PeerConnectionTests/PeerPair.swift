@@ -109,7 +109,7 @@ final class PeerPair {
 
     var bothConnected: Bool { offererEvents.contains(where: \.isConnected) && answererEvents.contains(where: \.isConnected) }
     var failure: String? {
-        for e in offererEvents + answererEvents { if case .failed(let r) = e { return r } }
+        for e in offererEvents + answererEvents { if case .failed(let error) = e { return error.description } }
         return nil
     }
 }

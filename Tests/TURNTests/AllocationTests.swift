@@ -47,7 +47,7 @@ import Testing
     link.server.staleNonces = 100
     link.pump()
     #expect(link.server.requests(.allocate).count == 2 + TURNClient.maxStaleNonceRetries)
-    #expect(link.takeEvents() == [.failed("the TURN server kept rejecting the nonce as stale (438)")])
+    #expect(link.takeEvents() == [.failed(.rejected(method: .allocate, code: 438, reason: "Test"))])
     #expect(link.client.isClosed)
     #expect(link.client.pollTimeout() == nil)
 }
@@ -90,7 +90,9 @@ func allocateErrorsBecomeClearFailures(code: Int, reason: String) {
     let link = Link()
     link.server.errors[.allocate] = code
     link.pump()
-    #expect(link.takeEvents() == [.failed(reason)])
+    let failure = TURNFailure.rejected(method: .allocate, code: code, reason: "Test")
+    #expect(link.takeEvents() == [.failed(failure)])
+    #expect(failure.description == reason)
     #expect(link.client.isClosed)
     #expect(!link.client.send([1], to: STUNAddress(ipv4: 10, 0, 0, 1, port: 1)))
 }
@@ -105,7 +107,7 @@ func allocateErrorsBecomeClearFailures(code: Int, reason: String) {
         for reply in server.receive(bytes, stream: false) { client.handleInput(reply, now: .zero) }
     }
     while let event = client.pollEvent() { events.append(event) }
-    #expect(events == [.failed("the TURN server rejected the credentials (401)")])
+    #expect(events == [.failed(.rejected(method: .allocate, code: 401, reason: "Test"))])
     #expect(server.requests(.allocate).count == 2)
 }
 
@@ -114,7 +116,7 @@ func allocateErrorsBecomeClearFailures(code: Int, reason: String) {
     link.allocate()
     link.server.errors[.refresh] = 437
     link.advance(to: .seconds(540))
-    #expect(link.takeEvents() == [.failed("the TURN allocation no longer exists on the server (437)")])
+    #expect(link.takeEvents() == [.failed(.rejected(method: .refresh, code: 437, reason: "Test"))])
 }
 
 @Test func allocateOverUDPIsRetransmittedThenTimesOut() {
@@ -124,7 +126,7 @@ func allocateErrorsBecomeClearFailures(code: Int, reason: String) {
     #expect(link.sent.count == 7)
     #expect(link.takeEvents().isEmpty)
     link.advance(to: .milliseconds(39_500))
-    #expect(link.takeEvents() == [.failed("the TURN server did not answer the Allocate request in time")])
+    #expect(link.takeEvents() == [.failed(.timedOut(method: .allocate))])
 }
 
 @Test func allocateOverTCPIsSentOnceWithA39SecondTimeout() {
@@ -133,7 +135,7 @@ func allocateErrorsBecomeClearFailures(code: Int, reason: String) {
     link.advance(to: .seconds(39))
     #expect(link.sent.count == 1)
     link.advance(to: .milliseconds(39_500))
-    #expect(link.takeEvents() == [.failed("the TURN server did not answer the Allocate request in time")])
+    #expect(link.takeEvents() == [.failed(.timedOut(method: .allocate))])
 }
 
 @Test func deallocateSendsRefreshWithZeroLifetime() {
@@ -161,5 +163,25 @@ func allocateErrorsBecomeClearFailures(code: Int, reason: String) {
     link.allocate()
     link.client.handleTransportClosed(now: link.now)
     link.pump()
-    #expect(link.takeEvents() == [.failed("the connection to the TURN server closed")])
+    #expect(link.takeEvents() == [.failed(.transportClosed(detail: nil))])
+}
+
+@Test func everyFailureReadsAsOneSentence() {
+    let failures: [TURNFailure] = [
+        .rejected(method: .allocate, code: nil, reason: ""), .rejected(method: .refresh, code: 437, reason: ""),
+        .rejected(method: .channelBind, code: 508, reason: ""), .rejected(method: .createPermission, code: 403, reason: ""),
+        .rejected(method: .allocate, code: 499, reason: "Bad\u{1B}[2J thing"),
+        .noChallenge, .timedOut(method: .refresh), .mismatchedResponse(method: .allocate, answered: .refresh),
+        .noRelayedAddress, .allocationEnded, .garbage, .transportClosed(detail: "reset by peer"),
+        .unreachable(server: "192.0.2.1:3478", detail: "refused"), .tlsFailed(serverName: "turn.example", detail: "bad cert"),
+        .localAddressGone("10.0.0.2:5000"),
+    ]
+    for failure in failures {
+        let text = failure.description
+        #expect(text.hasPrefix("the ") || text.hasPrefix("cannot ") || text.hasPrefix("TLS "), "\(text)")
+        #expect(!text.hasSuffix("."), "\(text)")
+        #expect(text.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value < 0x7F }, "\(text)")
+    }
+    #expect(TURNFailure.rejected(method: .allocate, code: 499, reason: "Bad\u{1B}[2J thing").description
+        == "the TURN server refused the Allocate request (499 Bad[2J thing)")
 }

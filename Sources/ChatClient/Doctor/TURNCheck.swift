@@ -84,9 +84,9 @@ final class TURNCheck {
                 finish(error: nil)
             }
         case .failed(let reason):
-            finish(error: reason)
+            finish(error: reason.description)
         case .permissionFailed(_, let reason):
-            finish(error: reason)
+            finish(error: reason.description)
         case .refreshed, .channelBound, .channelBindFailed, .deallocated:
             break
         }

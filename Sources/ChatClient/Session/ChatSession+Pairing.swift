@@ -225,7 +225,7 @@ extension ChatSession {
             entry.username != nil && entry.credential != nil && entry.urls.contains { ICEServerURL($0)?.isSupportedTURN == true }
         }
         if options.relayOnly && !hasTURN {
-            fail(.peerConnectionFailed("--relay-only needs a TURN server, and \(RoomAPI.noTURNReason(response)) (see 'chatcli doctor')"))
+            fail(.noTURN(RoomAPI.noTURNReason(response)))
             return
         }
         actions.append(.closeHTTP)

@@ -163,8 +163,8 @@ extension ChatSession {
             networkChanged(reason)
         case .closed:
             peerLeft()
-        case .failed(let reason):
-            fail(.peerConnectionFailed(reason))
+        case .failed(let error):
+            fail(.peerConnectionFailed(error))
         }
         afterInput()
     }

@@ -8,7 +8,11 @@ import PeerConnection
 extension ChatSession {
     /// The path went down (or a restart found none): say so once, and
     /// restart if we are the offerer; the answerer waits for the offer.
-    func pathLost(_ reason: String) {
+    func pathLost(_ loss: PathLoss) {
+        pathDown(because: loss.description)
+    }
+
+    private func pathDown(because reason: String) {
         if pathDownSince == nil {
             pathDownSince = now
             emit(.progress("The connection to your peer stopped working (\(reason)); reconnecting…"))
@@ -20,10 +24,10 @@ extension ChatSession {
     /// The network changed under the chat (ours or the peer's): the old path
     /// is presumed gone, so the offerer restarts at once, even while a
     /// backed-off retry was waiting.
-    func networkChanged(_ reason: String) {
+    func networkChanged(_ change: NetworkChange) {
         timers.cancel(.restart)
         restartBackoff.reset()
-        pathLost(reason)
+        pathDown(because: change.description)
     }
 
     func scheduleRestart() {
