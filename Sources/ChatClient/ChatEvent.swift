@@ -39,7 +39,7 @@ public enum ChatEvent: Equatable, Sendable {
     /// A `ctl` message from the peer (interactive mode only).
     case control(ControlMessage)
 
-    static func undeliveredSentence(_ n: Int) -> String {
+    public static func undeliveredSentence(_ n: Int) -> String {
         n == 1 ? "1 message you typed never reached your peer." : "\(n) messages you typed never reached your peer."
     }
 

@@ -16,13 +16,15 @@ public final class ChatManager {
     let loop: EventLoop
     let http: HTTPClient
     let signaling: SignalingClient
-    let printer: EventPrinter
+    /// Where the session's events go (the terminal side prints them).
+    let onEvent: (ChatEvent) -> Void
     public let session: ChatSession
     var links: [ObjectIdentifier: PeerLink] = [:]
     var timer: Timer?
     var networkWatcher: NetworkWatcher?
     var processing = false
-    let debug = getenv("CHATCLI_DEBUG_SESSION") != nil
+    /// Every signaling event, session action and peer event, for debugging.
+    public var trace: ((String) -> Void)?
     /// The exit status, once the session finished.
     public private(set) var status: Int32?
 
@@ -32,17 +34,18 @@ public final class ChatManager {
     /// Lifecycle changes worth saving (pending, accepted, closed).
     public var onSession: ((SessionUpdate) -> Void)?
 
-    public init(loop: EventLoop, connector: Connector, printer: EventPrinter, mode: Mode, options: ChatSession.Options? = nil) {
+    public init(loop: EventLoop, connector: Connector, mode: Mode, options: ChatSession.Options? = nil,
+                onEvent: @escaping (ChatEvent) -> Void) {
         self.loop = loop
         self.http = HTTPClient(connector: connector)
         self.signaling = SignalingClient(connector: connector)
-        self.printer = printer
+        self.onEvent = onEvent
         var defaults = ChatSession.Options(authority: connector.server.authority, host: connector.server.authorityHost)
         if let options { defaults = options }
         session = ChatSession(mode: mode, options: defaults, now: loop.now.duration)
         signaling.onEvent = { [weak self] event in
             guard let self else { return }
-            if self.debug { Output.write("[signaling] \(event)\n", to: 2) }
+            self.trace?("[signaling] \(event)")
             self.session.handleSignaling(event, now: self.loop.now.duration)
             self.process()
         }
@@ -130,7 +133,7 @@ public final class ChatManager {
         defer { processing = false }
         repeat {
             while let action = session.pollAction() {
-                if debug { Output.write("[session] \(action)\n", to: 2) }
+                trace?("[session] \(action)")
                 perform(action)
             }
             // What the session handed the connections (SDP, candidates,
@@ -180,7 +183,7 @@ public final class ChatManager {
             // The ack for a message leaves before the message reaches the
             // screen: killed right after showing it, we are not sent it again.
             if case .message = event { for link in links.values { link.pump() } }
-            printer.emit(event)
+            onEvent(event)
         case .session(let update):
             onSession?(update)
         case .finish(let code):
@@ -208,7 +211,7 @@ public final class ChatManager {
             let transport = link.connection
             link.onEvent = { [weak self, weak transport] event in
                 guard let self, let transport else { return }
-                if self.debug { Output.write("[peer] \(event)\n", to: 2) }
+                self.trace?("[peer] \(event)")
                 self.session.handlePeer(event, from: transport, now: self.now)
                 self.process()
             }

@@ -1,4 +1,5 @@
 import ChatClient
+import Terminal
 
 /// `chatcli help [COMMAND [SUBCOMMAND]] [--man]`, `chatcli version` and
 /// `chatcli completion bash|zsh`: everything they print is rendered from

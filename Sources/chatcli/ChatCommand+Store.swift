@@ -1,6 +1,7 @@
 import ChatClient
 import Runtime
 import SessionStore
+import Terminal
 
 /// Whether `create`/`join` save their session, decided before the room exists.
 extension ChatCommand {

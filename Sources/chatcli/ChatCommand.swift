@@ -62,7 +62,8 @@ enum ChatCommand {
             return 1
         }
 
-        let manager = ChatManager(loop: loop, connector: connector, printer: printer, mode: mode)
+        let manager = ChatManager(loop: loop, connector: connector, mode: mode, onEvent: printer.emit)
+        if environment("CHATCLI_DEBUG_SESSION") != nil { manager.trace = { Output.write($0 + "\n", to: 2) } }
         saving.attach(to: manager, caFile: args.value("ca-file"), loop: loop)
         manager.extraICEServers = iceServers
         manager.relayOnly = args.has("relay-only")

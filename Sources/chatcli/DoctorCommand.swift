@@ -1,6 +1,7 @@
 import ChatClient
 import Glibc
 import Runtime
+import Terminal
 
 /// `chatcli doctor`: runs the checks and prints the report. Exits 1 when the
 /// server cannot be reached, else 0 (a difficult NAT is a finding, not a failure).

@@ -1,4 +1,5 @@
 import ChatClient
+import Terminal
 
 /// `--ice-server URL` (repeatable) for `create`, `join` and `doctor`: STUN
 /// servers, and TURN servers for signaling servers that hand out none (an

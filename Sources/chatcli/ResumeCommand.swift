@@ -1,6 +1,7 @@
 import ChatClient
 import Glibc
 import SessionStore
+import Terminal
 
 /// `chatcli resume NAME`: continues a saved session with its own server,
 /// code, room and device id. A pending session waits for the peer again; an

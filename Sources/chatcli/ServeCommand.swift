@@ -2,6 +2,7 @@ import ChatClient
 import Glibc
 import Runtime
 import SignalingServer
+import Terminal
 
 /// `chatcli serve`: validate options, start the service, run until SIGINT or
 /// SIGTERM, then shut down gracefully and exit 130 or 143 (128 + the signal,

@@ -1,6 +1,7 @@
 import ChatClient
 import Glibc
 import SessionStore
+import Terminal
 
 /// `chatcli sessions` (list), `rename`, `rm`, `erase` and `passwd`. Every
 /// command that opens the store first retries the purges queued in it.
@@ -32,14 +33,16 @@ enum SessionsCommand {
     /// Runs one transaction that also settles the retried queue.
     static func update(_ access: StoreAccess, queued: [String: [String]], _ outcomes: [String: Purger.Outcome],
                        _ body: (inout StoreContents) throws(SessionStoreError) -> Void) throws(CommandFailure) {
+        var lines: [String] = []
         do {
             try access.update { c throws(SessionStoreError) in
                 try body(&c)
-                PurgeReport.settleQueue(queued, outcomes, in: &c)
+                lines = PurgeReport.settleQueue(queued, outcomes, in: &c)
             }
         } catch {
             throw .store(error)
         }
+        for line in lines { Output.write(line + "\n", to: 2) }
     }
 
     static func list(_ args: ParsedArguments) throws(CommandFailure) -> Int32 {

@@ -1,5 +1,6 @@
 import ChatClient
 import Glibc
+import Terminal
 
 /// Entry point: parse arguments, hand over to the command, exit with its status.
 /// Usage errors exit 2 with one sentence; `--help` or `-h` anywhere prints help.

@@ -10,18 +10,16 @@ import Testing
 
     @Test(arguments: [
         "", "null", "[]", "\"name\"", "{}", #"{"type":1}"#, #"{"type":"typing"}"#, #"{"type":"name"}"#,
-        #"{"type":"name","name":7}"#, #"{"type":"name","name":"   "}"#, #"{"type":"name","name":"\u001b[2J"}"#,
+        #"{"type":"name","name":7}"#,
         #"{"type":"verified","sas":5}"#, #"{"type":"NAME","name":"x"}"#, #"{"type":"name","name":"x""#,
     ])
     func ignoresWhatItDoesNotUnderstand(text: String) {
         #expect(ControlMessage(text: text) == nil)
     }
 
-    @Test func namesAreCleanedAndBounded() {
-        #expect(ControlMessage(text: #"{"type":"name","name":"  Bob\u001b[31m\n Smith\u202e "}"#) == .name("Bob Smith"))
-        let long = String(repeating: "n", count: 500)
-        #expect(ControlMessage(text: #"{"type":"name","name":"\#(long)"}"#) == .name(String(repeating: "n", count: DisplayName.maxCharacters)))
-        #expect(DisplayName.clean("\u{1B}]0;title\u{07}") == nil)
+    @Test func namesArriveAsSentForTheDisplayToClean() {
+        let raw = "  Bob\u{1B}[31m\n Smith\u{202E} "
+        #expect(ControlMessage(text: ControlMessage.name(raw).text) == .name(raw))
     }
 
     @Test func extraFieldsAndUnknownTypesDoNotStopLaterMessages() {
@@ -47,7 +45,7 @@ import Testing
         for _ in 0..<5000 {
             let bytes = (0..<Int.random(in: 0..<60, using: &rng)).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &rng)] }
             switch ControlMessage(text: String(decoding: bytes, as: UTF8.self)) {
-            case .name(let name)?: #expect(!name.isEmpty && name.count <= DisplayName.maxCharacters)
+            case .name(let name)?: #expect(name.utf8.count <= ControlMessage.maxBytes)
             default: break
             }
         }

@@ -4,7 +4,8 @@ import Wire
 /// anything too large, not an object, of an unknown `type` or with a bad
 /// field is nil and ignored, so newer peers can add types freely.
 public enum ControlMessage: Equatable, Sendable {
-    /// `{"type":"name","name":"…"}`: the peer's display name.
+    /// `{"type":"name","name":"…"}`: the peer's display name, as sent:
+    /// peer text, to be cleaned (`DisplayName`) before it is shown.
     case name(String)
     /// `{"type":"verified","sas":"…"}`: the peer compared the safety words
     /// aloud and they matched; `sas` says which words (optional on input).
@@ -19,7 +20,7 @@ public enum ControlMessage: Equatable, Sendable {
         }
         switch type {
         case "name":
-            guard let raw = json["name"]?.stringValue, let name = DisplayName.clean(raw) else { return nil }
+            guard let name = json["name"]?.stringValue else { return nil }
             self = .name(name)
         case "verified":
             let sas = json["sas"]
@@ -35,32 +36,5 @@ public enum ControlMessage: Equatable, Sendable {
         case .name(let name): return JSON.object(["type": "name", "name": .string(name)]).serialized
         case .verified(let sas): return JSON.object(["type": "verified", "sas": sas.map(JSON.string)]).serialized
         }
-    }
-}
-
-/// A display name as it may be shown: peer text sanitized (no terminal
-/// controls, no bidi overrides or other invisible format characters that
-/// could make it pose as something else), whitespace runs made one space,
-/// at most 32 characters.
-public enum DisplayName {
-    public static let maxCharacters = 32
-
-    public static func clean(_ raw: String) -> String? {
-        let visible = String(String.UnicodeScalarView(TerminalText.sanitize(raw).unicodeScalars.filter {
-            $0.properties.generalCategory != .format
-        }))
-        let words = visible.split(whereSeparator: { $0.isWhitespace })
-        let joined = words.joined(separator: " ")
-        let name = String(joined.prefix(maxCharacters)).trimmingSpaces
-        return name.isEmpty ? nil : name
-    }
-}
-
-extension String {
-    var trimmingSpaces: String {
-        var s = Substring(self)
-        while s.first == " " { s.removeFirst() }
-        while s.last == " " { s.removeLast() }
-        return String(s)
     }
 }

@@ -24,6 +24,9 @@ public final class SessionRecorder {
     /// Marks the session open in this process, so that a `chatcli resume`
     /// of it elsewhere is refused; held as long as the recorder lives.
     public private(set) var lock: SessionLock?
+    /// A sentence for the user when a save fails (the chat goes on);
+    /// `attach` sends it through the chat's events.
+    public var warn: (String) -> Void = { _ in }
 
     public init(store: SessionStore, passphrase: SecureBytes, server: String, queued: [String: [String]],
                 requestedName: String? = nil, expiresIn: Int? = nil, existingName: String? = nil, lock: SessionLock? = nil) {
@@ -39,19 +42,23 @@ public final class SessionRecorder {
 
     /// Hooks into the manager, and retries queued purges in the background.
     public func attach(to manager: ChatManager, caFile: String?, loop: EventLoop) {
+        // Shown like the chat's other notices: never into the prompt line.
+        warn = { [weak manager] in manager?.onEvent(.notice($0)) }
         manager.onSession = { [weak self, weak manager] update in
             guard let self, let saved = self.record(update) else { return }
             manager?.notice = "Saved as session \"\(saved)\"; if this chat is cut off, continue it with: chatcli resume \(saved)"
         }
         guard !queued.isEmpty else { return }
-        Purger.purge(queued, caFile: caFile, loop: loop) { [store, passphrase, queued] outcomes in
+        Purger.purge(queued, caFile: caFile, loop: loop) { [weak self, store, passphrase, queued] outcomes in
+            var lines: [String] = []
             do {
                 try store.withLockedStore(passphrase: passphrase) { contents throws(SessionStoreError) in
-                    PurgeReport.settleQueue(queued, outcomes, in: &contents)
+                    lines = PurgeReport.settleQueue(queued, outcomes, in: &contents)
                 }
             } catch {
-                Output.write("chatcli: could not update the queued purges: \(error)\n", to: 2)
+                lines = ["chatcli: could not update the queued purges: \(error)"]
             }
+            for line in lines { self?.warn(line) }
         }
     }
 
@@ -77,7 +84,7 @@ public final class SessionRecorder {
                 try setStatus(.closed, roomID: nil)
             }
         } catch {
-            Output.write("chatcli: could not save the session: \(error)\n", to: 2)
+            warn("chatcli: could not save the session: \(error)")
         }
         return nil
     }
@@ -95,7 +102,7 @@ public final class SessionRecorder {
             // failure (a read-only directory) only loses the protection.
             lock = try store.lockSession(deviceID: deviceID, name: name)
         } catch {
-            Output.write("chatcli: could not mark session \"\(name)\" as open: \(error)\n", to: 2)
+            warn("chatcli: could not mark session \"\(name)\" as open: \(error)")
         }
         return name
     }

@@ -157,8 +157,8 @@ public final class InteractiveChat {
 
     private func control(_ message: ControlMessage) {
         switch message {
-        case .name(let name):
-            guard name != peerName else { return }
+        case .name(let raw):
+            guard let name = DisplayName.clean(raw), name != peerName else { return }
             show(.notice, peerName.map { "\($0) is now called \(name)." } ?? "Your peer is called \(name).")
             peerName = name
         case .verified(let theirs):

@@ -1,3 +1,4 @@
+import ChatClient
 /// The sentences a person reads for each event, shared by the plain
 /// (stdout/stderr) printer and the interactive chat.
 extension ChatEvent {

@@ -1,4 +1,4 @@
-import ChatClient
+import Terminal
 import Testing
 
 @Suite struct TerminalTextTests {

@@ -1,4 +1,5 @@
 import Glibc
+import ChatClient
 import Wire
 
 /// Prints chat events: one JSON object per line on stdout with `--json`;
