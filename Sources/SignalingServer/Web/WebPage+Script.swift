@@ -94,11 +94,51 @@ extension WebPage {
     return a.length < b.length;
   }
 
+  // WebCrypto exists only in secure contexts (https, localhost); a server
+  // on plain http elsewhere gets the same digest from FIPS 180-4 below.
+  async function sha256(bytes) {
+    if (self.crypto && crypto.subtle) return new Uint8Array(await crypto.subtle.digest('SHA-256', bytes));
+    const K = [];
+    const frac = (x) => ((x - Math.floor(x)) * 0x100000000) >>> 0;
+    for (let n = 2, found = 0; found < 64; n++) {
+      let prime = true;
+      for (let d = 2; d * d <= n; d++) if (n % d === 0) { prime = false; break; }
+      if (prime) K[found++] = frac(Math.cbrt(n));
+    }
+    const H = [0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19];
+    const padded = new Uint8Array(((bytes.length + 9 + 63) >> 6) << 6);
+    padded.set(bytes);
+    padded[bytes.length] = 0x80;
+    const view = new DataView(padded.buffer);
+    view.setUint32(padded.length - 8, Math.floor(bytes.length / 0x20000000));
+    view.setUint32(padded.length - 4, (bytes.length << 3) >>> 0);
+    const rotr = (x, n) => (x >>> n) | (x << (32 - n));
+    const W = new Uint32Array(64);
+    for (let off = 0; off < padded.length; off += 64) {
+      for (let t = 0; t < 16; t++) W[t] = view.getUint32(off + 4 * t);
+      for (let t = 16; t < 64; t++) {
+        const s0 = rotr(W[t - 15], 7) ^ rotr(W[t - 15], 18) ^ (W[t - 15] >>> 3);
+        const s1 = rotr(W[t - 2], 17) ^ rotr(W[t - 2], 19) ^ (W[t - 2] >>> 10);
+        W[t] = (W[t - 16] + s0 + W[t - 7] + s1) >>> 0;
+      }
+      let [a, b, c, d, e, f, g, h] = H;
+      for (let t = 0; t < 64; t++) {
+        const t1 = (h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + K[t] + W[t]) >>> 0;
+        const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) >>> 0;
+        h = g; g = f; f = e; e = (d + t1) >>> 0; d = c; c = b; b = a; a = (t1 + t2) >>> 0;
+      }
+      [a, b, c, d, e, f, g, h].forEach((v, i) => { H[i] = (H[i] + v) >>> 0; });
+    }
+    const out = new Uint8Array(32);
+    H.forEach((v, i) => new DataView(out.buffer).setUint32(4 * i, v));
+    return out;
+  }
+
   async function safetyWords(local, remote) {
     const ea = encodeFingerprint(local), eb = encodeFingerprint(remote);
     const ordered = precedes(ea, eb) ? [ea, eb] : [eb, ea];
     const input = new Uint8Array([...new TextEncoder().encode('chatcli SAS v1'), ...ordered[0], ...ordered[1]]);
-    const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', input));
+    const digest = await sha256(input);
     return Array.from(digest.slice(0, 5), (b) => self.SAS_WORDS[b]).join(' ');
   }
 
