@@ -53,7 +53,7 @@ let package = Package(
         .testTarget(name: "SDPTests", dependencies: ["SDP", "Wire", "TestSupport"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Wire", "TestSupport"]),
         .testTarget(name: "SignalingServerTests", dependencies: [
-            "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport",
+            "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport", "DTLS",
         ]),
         .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "STUN", "Wire", "TestSupport"]),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal", "ChatClient"]),

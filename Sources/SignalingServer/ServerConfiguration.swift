@@ -13,6 +13,8 @@ public struct ServerConfiguration: Sendable {
     public var turnMembersOnly = false
     public var missedAcceptsPerMinute = 10
     public var logAddresses = false
+    /// `--cors-origin`: a page hosted elsewhere may call the REST API (off by default).
+    public var cors: CORSPolicy?
 
     public init() {}
 }

@@ -3,6 +3,10 @@ import Runtime
 
 extension SignalingService {
     func route(_ request: HTTPRequest, on connection: ServerConnection, started: Instant) {
+        if let response = config.cors?.preflight(request) ?? WebClient.response(to: request, secure: tls != nil) {
+            respond(response, to: request, on: connection, started: started)
+            return
+        }
         switch router.handle(request, clientAddress: connection.peer.ip, now: now) {
         case .respond(let response):
             respond(response, to: request, on: connection, started: started)
@@ -29,11 +33,12 @@ extension SignalingService {
 
     func respond(_ response: HTTPResponse, to request: HTTPRequest, on connection: ServerConnection, started: Instant) {
         var response = response
+        config.cors?.decorate(&response, for: request)
         let keepAlive = request.keepAlive && !stopping
         if !keepAlive { response.headers.set("Connection", "close") }
         connection.write(response)
         log.write("http", [
-            "method": request.method, "path": request.path, "status": "\(response.status)",
+            "method": request.method, "path": WebClient.loggedPath(request.path), "status": "\(response.status)",
             "ms": Self.milliseconds(loop.now - started), "client": connection.client,
         ])
         if !keepAlive {

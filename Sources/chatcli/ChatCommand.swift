@@ -69,6 +69,7 @@ enum ChatCommand {
         manager.relayOnly = args.has("relay-only")
         manager.hardNATProbing = args.has("hard-nat-probing")
         if server.description != Commands.defaultServer { manager.inviteServer = server.description }
+        printer.inviteBase = server.description
         if InteractiveChat.wanted(json: args.has("json")) {
             manager.staysAfterPeerLeft = true
             return runInteractive(loop: loop, manager: manager, printer: printer)

@@ -16,6 +16,7 @@ enum Commands {
             .flag("turn-members-only", "Give TURN credentials only to members of a live room (see above)."),
             .value("rate-limit", "N", "Missed accepts allowed per client address per minute (default 10)."),
             .flag("log-addresses", "Log client addresses in full (they are redacted by default)."),
+            .value("cors-origin", "ORIGIN", "Let a web page hosted at ORIGIN (https://host[:port]) call the REST API (off by default)."),
         ],
         positionals: 0...0,
         details: """
@@ -27,6 +28,9 @@ enum Commands {
             (?roomid=R&deviceId=D) gets credentials for that member only, expiring with the room at the latest; \
             with --turn-members-only, a request that names no room gets the STUN entry alone (chatcli peers \
             always name their room). Credentials cannot be revoked before they expire.
+
+            The web client is served at / (create a chat or join by code) and /j/CODE (join at once): \
+            a browser is a peer like chatcli, with the same safety words. Invite codes never appear in the log.
             """
     )
 

@@ -92,6 +92,12 @@ enum ServeCommand {
             config.missedAcceptsPerMinute = n
         }
         config.logAddresses = args.has("log-addresses")
+        if let origin = args.value("cors-origin") {
+            guard let cors = CORSPolicy(origin: origin) else {
+                throw UsageError(message: "--cors-origin takes an origin like https://chat.example.org or http://host:8000 (no path), not '\(origin)'")
+            }
+            config.cors = cors
+        }
         return config
     }
 

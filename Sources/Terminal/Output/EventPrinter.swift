@@ -9,20 +9,39 @@ public final class EventPrinter {
     public let jsonMode: Bool
     /// The interactive chat takes every event here and draws it itself.
     public var sink: ((ChatEvent) -> Void)?
+    /// The server's base URL (`http[s]://host:port`): a `code` event then
+    /// also gives the invite link `<base>/j/CODE` that opens the web client.
+    public var inviteBase: String?
 
     public init(jsonMode: Bool) { self.jsonMode = jsonMode }
 
+    /// The link a browser opens to join `code`.
+    public func inviteLink(_ code: String) -> String? {
+        guard var base = inviteBase else { return nil }
+        while base.hasSuffix("/") { base.removeLast() }
+        return "\(base)/j/\(code)"
+    }
+
     public func emit(_ event: ChatEvent) {
+        var link: String?
+        if case .code(let code, _, _) = event { link = inviteLink(code) }
         if let sink {
             sink(event)
+            if let link { sink(.notice("Or open this link in a browser: \(link)")) }
             return
         }
         if jsonMode {
-            if let json = event.json { Output.write(json.serialized + "\n", to: 1) }
+            if var json = event.json {
+                if let link, case .object(let fields) = json { json = .object(fields + [("url", .string(link))]) }
+                Output.write(json.serialized + "\n", to: 1)
+            }
             if case .notice(let text) = event { Output.write(text + "\n", to: 2) }   // never on the JSON stdout
             return
         }
-        if let sentence = event.sentence { Output.write(sentence + "\n", to: event.isResult ? 1 : 2) }
+        if var sentence = event.sentence {
+            if let link { sentence += "\nOr open this link in a browser:  \(link)" }
+            Output.write(sentence + "\n", to: event.isResult ? 1 : 2)
+        }
     }
 }
 

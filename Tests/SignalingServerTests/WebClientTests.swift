@@ -1,0 +1,114 @@
+import DTLS
+import HTTP1
+@testable import SignalingServer
+import Testing
+
+private func get(_ target: String, _ headers: [(String, String)] = [("Host", "chat.example:8080")], method: String = "GET", secure: Bool = false) -> HTTPResponse? {
+    WebClient.response(to: HTTPRequest(method: method, target: target, headers: HTTPHeaders(headers)), secure: secure)
+}
+
+@Test func rootAndInviteLinksServeThePage() throws {
+    for target in ["/", "/j/123456", "/j/000000?x=1"] {
+        let response = try #require(get(target))
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
+        #expect(response.body == WebAsset.index.bytes)
+    }
+    for target in ["/j/12345", "/j/1234567", "/j/12345a", "/j/", "/index.html", "/api/rooms", "/app.js/x"] {
+        #expect(get(target) == nil, "\(target) is left to the REST router")
+    }
+}
+
+@Test func everyAssetHasItsTypeAndTheSecurityHeaders() throws {
+    let types = ["/app.css": "text/css; charset=utf-8", "/app.js": "text/javascript; charset=utf-8",
+                 "/sas-words.js": "text/javascript; charset=utf-8", "/icon.svg": "image/svg+xml"]
+    for (path, type) in types {
+        let response = try #require(get(path))
+        #expect(response.status == 200)
+        #expect(response.headers["Content-Type"] == type)
+        #expect(response.headers["X-Content-Type-Options"] == "nosniff")
+        #expect(response.headers["Referrer-Policy"] == "no-referrer")
+        #expect(response.headers["Cache-Control"] == "no-cache")
+        #expect(response.headers["ETag"]?.hasPrefix("\"") == true)
+        let csp = try #require(response.headers["Content-Security-Policy"])
+        #expect(csp.contains("default-src 'self'"))
+        #expect(csp.contains("script-src 'self'") && csp.contains("style-src 'self'"))
+        #expect(csp.contains("frame-ancestors 'none'"))
+        #expect(csp.contains("connect-src 'self' ws://chat.example:8080"))
+        #expect(!csp.contains("unsafe"))
+    }
+    #expect(get("/", secure: true)?.headers["Content-Security-Policy"]?.contains("connect-src 'self' wss://chat.example:8080") == true)
+}
+
+@Test func aHostHeaderThatCouldEndTheDirectiveStaysOutOfThePolicy() throws {
+    for host in ["evil; script-src *", "a b", "x'y", ""] {
+        let csp = try #require(get("/", [("Host", host)])?.headers["Content-Security-Policy"])
+        #expect(csp.contains("connect-src 'self';"), "\(host)")
+    }
+}
+
+@Test func aMatchingETagIsAnsweredNotModified() throws {
+    let etag = try #require(get("/app.js")?.headers["ETag"])
+    for header in [etag, "\"other\", \(etag)", "W/\(etag)", "*"] {
+        let response = try #require(get("/app.js", [("If-None-Match", header)]))
+        #expect(response.status == 304)
+        #expect(response.body.isEmpty)
+        #expect(response.headers["ETag"] == etag)
+    }
+    #expect(get("/app.js", [("If-None-Match", "\"stale\"")])?.status == 200)
+    #expect(Set(WebAsset.all.map(\.etag)).count == WebAsset.all.count)
+}
+
+@Test func onlyGetAndHeadAreAllowed() throws {
+    let response = try #require(get("/", method: "POST"))
+    #expect(response.status == 405)
+    #expect(response.headers["Allow"] == "GET, HEAD")
+    let head = try #require(get("/app.css", method: "HEAD"))
+    #expect(head.status == 200 && head.body.isEmpty)
+}
+
+@Test func theCodeInAnInviteNeverReachesTheLog() {
+    #expect(WebClient.loggedPath("/j/123456") == "/j/-")
+    #expect(WebClient.loggedPath("/j/123456/extra") == "/j/-")
+    #expect(WebClient.loggedPath("/api/rooms") == "/api/rooms")
+}
+
+@Test func thePageHasNoInlineScriptOrStyleAndWeighsUnder50KB() {
+    let html = WebPage.html
+    #expect(!html.contains("style="))
+    #expect(!html.contains("<style"))
+    #expect(html.firstMatch(of: /\son[a-z]+\s*=/) == nil, "no inline event handlers")
+    // Every <script> loads a file.
+    for part in html.components(separatedBy: "<script").dropFirst() {
+        #expect(part.hasPrefix(" src=\"/"))
+    }
+    let weight = WebAsset.all.reduce(0) { $0 + $1.bytes.count }
+    #expect(weight < 50 * 1024, "page weight \(weight) bytes")
+    // Peer text only as text: the script never assigns HTML.
+    #expect(!WebPage.script.contains("innerHTML") && !WebPage.script.contains("outerHTML")
+            && !WebPage.script.contains("insertAdjacentHTML") && !WebPage.script.contains("document.write"))
+}
+
+@Test func thePageHasChatclisSafetyWordsInOrder() {
+    let list = WebPage.sasWords.split(separator: "freeze([", maxSplits: 1).last ?? ""
+    let quoted = list.split(separator: "'").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+    #expect(quoted == SAS.wordList)
+}
+
+@Test func corsIsOffByDefaultAndNamesOneOrigin() throws {
+    #expect(ServerConfiguration().cors == nil)
+    for bad in ["*", "chat.example", "https://chat.example/path", "ftp://x", "https://", "https://a b"] {
+        #expect(CORSPolicy(origin: bad) == nil, "\(bad)")
+    }
+    let cors = try #require(CORSPolicy(origin: "https://chat.example:8443"))
+    let preflight = try #require(cors.preflight(HTTPRequest(method: "OPTIONS", target: "/api/rooms")))
+    #expect(preflight.status == 204)
+    #expect(preflight.headers["Access-Control-Allow-Methods"] == "GET, POST, DELETE")
+    #expect(cors.preflight(HTTPRequest(method: "OPTIONS", target: "/")) == nil)
+    var response = HTTPResponse.json(200, ["ok": true])
+    cors.decorate(&response, for: HTTPRequest(method: "POST", target: "/api/rooms/accept"))
+    #expect(response.headers["Access-Control-Allow-Origin"] == "https://chat.example:8443")
+    var page = HTTPResponse(status: 200)
+    cors.decorate(&page, for: HTTPRequest(method: "GET", target: "/"))
+    #expect(page.headers["Access-Control-Allow-Origin"] == nil)
+}
