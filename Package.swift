@@ -41,10 +41,10 @@ let package = Package(
             "ChatClient", "Signaling", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire",
         ]),
 
-        .target(name: "TestSupport", dependencies: ["Wire", "Runtime", "COpenSSL"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Wire", "STUN", "Runtime", "COpenSSL"], path: "Tests/TestSupport"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "Wire", "TestSupport"]),
-        .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "TURN", "Wire"]),
+        .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "TURN", "Wire", "TestSupport"]),
         .testTarget(name: "TURNTests", dependencies: ["TURN", "STUN", "Wire", "Runtime", "TestSupport", "COpenSSL"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Wire", "TestSupport"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "Wire", "TestSupport"]),

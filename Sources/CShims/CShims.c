@@ -20,7 +20,7 @@ long cshims_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode) { return SSL
 long cshims_SSL_SESS_CACHE_OFF(void) { return SSL_SESS_CACHE_OFF; }
 uint64_t cshims_dtls_options(void) {
     return SSL_OP_NO_QUERY_MTU | SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION
-        | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION;
+        | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION | SSL_OP_NO_ENCRYPT_THEN_MAC;
 }
 void cshims_BIO_set_retry_read(BIO *bio) { BIO_set_retry_read(bio); }
 void cshims_BIO_clear_retry_flags(BIO *bio) { BIO_clear_retry_flags(bio); }

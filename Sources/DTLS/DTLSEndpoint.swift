@@ -1,22 +1,26 @@
 import COpenSSL
 import CShims
+import Wire
 
 /// One end of a DTLS 1.2 association (RFC 6347) as WebRTC uses it (RFC 8827):
 /// a sans-IO wrapper around an OpenSSL `SSL*` that never touches a socket.
 ///
-/// Feed every received DTLS datagram to ``handleInput(datagram:)``, send what
-/// ``pollTransmit()`` returns (one UDP datagram each, never larger than the MTU),
-/// read results with ``pollEvent()``, and call ``handleTimeout()`` once
-/// ``pollTimeout()`` has elapsed. A client starts its handshake at once, so its
-/// ClientHello is ready to transmit after `init`.
+/// Feed every received DTLS datagram to ``handleInput(datagram:now:)``, send
+/// what ``pollTransmit()`` returns (one UDP datagram each, never larger than the
+/// MTU), read results with ``pollEvent()``, and call ``handleTimeout(now:)`` once
+/// the time ``pollTimeout()`` returns has come. A client starts its handshake
+/// at once, so its ClientHello is ready to transmit after `init`.
 ///
 /// The peer must present a certificate whose hash equals `remoteFingerprint`
 /// (from its SDP); otherwise the handshake fails with
 /// ``DTLSError/fingerprintMismatch`` and no data is ever delivered.
 ///
-/// OpenSSL's retransmission timer reads the real clock; that is contained here:
-/// ``pollTimeout()`` reports how long is left, and retransmission starts at
-/// 150 ms (doubling to 4 s) instead of RFC 6347's 1 s, which helps on lossy links.
+/// Time is the caller's `now`: the retransmission schedule lives here
+/// (``RetransmissionSchedule``) and nothing reads the wall clock. OpenSSL's
+/// own timer compares against `gettimeofday`, so it is set an hour long (it
+/// never fires by itself) and made to read as expired only when the schedule
+/// says a flight is due, right before `DTLSv1_handle_timeout` (see
+/// ``controlsOpenSSLTimer``).
 public final class DTLSEndpoint {
     public enum Role: Sendable { case client, server }
 
@@ -46,12 +50,27 @@ public final class DTLSEndpoint {
     private let bioMethod: OpaquePointer
     private let queue = DatagramQueue()
     private let verifier: PeerVerifier
-    private var events: [DTLSEvent] = []
-    private var eventHead = 0
+    private var events = Deque<DTLSEvent>()
+    private var schedule = RetransmissionSchedule()
     /// One record's plaintext at most (2^14) plus slack; reused for every SSL_read.
     private let readBuffer: UnsafeMutableRawBufferPointer
 
-    public init(role: Role, certificate: DTLSCertificate, remoteFingerprint: Fingerprint, mtu: Int = 1200) throws(DTLSError) {
+    /// OpenSSL 3.0 and 3.1 hand the BIO a pointer to their own deadline
+    /// (BIO_CTRL_DGRAM_SET_NEXT_TIMEOUT), which is how a retransmission is
+    /// made due on our clock. Later versions pass a copy; there OpenSSL's
+    /// timer runs on the wall clock with the same schedule (150 ms doubling
+    /// to 4 s), which agrees with ours whenever `now` is real time.
+    static let controlsOpenSSLTimer = OpenSSL_version_num() < 0x3020_0000
+
+    /// OpenSSL's timer callback: an hour (never, in practice) when ours
+    /// decides, else the schedule in microseconds.
+    private static let openSSLTimer: DTLS_timer_cb = { _, previousMicroseconds in
+        if controlsOpenSSLTimer { return 3_600_000_000 }
+        return previousMicroseconds == 0 ? 150_000 : min(previousMicroseconds &* 2, 4_000_000)
+    }
+
+    public init(role: Role, certificate: DTLSCertificate, remoteFingerprint: Fingerprint, mtu: Int = 1200,
+                now: Duration) throws(DTLSError) {
         guard Fingerprint.digest(for: remoteFingerprint.algorithm) != nil else {
             throw .unsupportedFingerprintAlgorithm(remoteFingerprint.algorithm)
         }
@@ -89,9 +108,7 @@ public final class DTLSEndpoint {
         SSL_set_bio(ssl, bio, bio)  // one reference, owned by ssl from here on
         // The MTU is ours to decide (no PMTU discovery through a custom BIO).
         ok = cshims_SSL_set_mtu(ssl, mtu) > 0 && cshims_DTLS_set_link_mtu(ssl, mtu) == 1
-        DTLS_set_timer_cb(ssl) { _, previousMicroseconds in
-            previousMicroseconds == 0 ? 150_000 : min(previousMicroseconds &* 2, 4_000_000)
-        }
+        DTLS_set_timer_cb(ssl, DTLSEndpoint.openSSLTimer)
         self.context = context
         self.ssl = ssl
         self.bioMethod = method
@@ -101,7 +118,7 @@ public final class DTLSEndpoint {
         case .client: SSL_set_connect_state(ssl)
         case .server: SSL_set_accept_state(ssl)
         }
-        if role == .client { advance() }
+        if role == .client { advance(now: now) }
     }
 
     deinit {
@@ -116,25 +133,26 @@ public final class DTLSEndpoint {
     /// One received UDP datagram (it may carry several records; OpenSSL splits
     /// them). Datagrams with broken record framing and records that fail
     /// authentication are dropped silently, as RFC 6347 §4.1.2.7 asks.
-    public func handleInput(datagram: [UInt8]) {
-        guard state == .handshaking || state == .connected, RecordFraming.isPlausible(datagram) else { return }
-        queue.pushInbound(datagram)
-        advance()
+    public func handleInput(datagram: [UInt8], now: Duration) {
+        guard state == .handshaking || state == .connected,
+              let usable = RecordFraming.filter(datagram, policy: recordPolicy) else { return }
+        queue.pushInbound(usable)
+        advance(now: now)
         queue.dropInbound()  // whatever OpenSSL did not consume now never will be
     }
 
-    /// Retransmits the current flight if OpenSSL's timer has expired.
-    public func handleTimeout() {
-        guard state == .handshaking else { return }
+    /// Sends the current flight again when the schedule says it is due, and
+    /// gives the handshake up when retransmissions have run out.
+    public func handleTimeout(now: Duration) {
+        guard state == .handshaking, let due = schedule.deadline, now >= due else { return }
+        guard !schedule.isExhausted else { return fail(.handshakeTimedOut) }
+        queue.expireOpenSSLTimer()
         OpenSSLErrors.clear()
         let result = cshims_DTLSv1_handle_timeout(ssl)
-        if result < 0 {
-            _ = OpenSSLErrors.drain()
-            fail(.handshakeTimedOut)
-            return
-        }
         _ = OpenSSLErrors.drain()
-        advance()
+        if result < 0 { return fail(.handshakeTimedOut) }
+        schedule.retransmitted(now: now)
+        advance(now: now)
     }
 
     // MARK: - Output
@@ -142,24 +160,12 @@ public final class DTLSEndpoint {
     /// The next datagram to send, at most `mtu` bytes.
     public func pollTransmit() -> [UInt8]? { queue.popOutbound() }
 
-    public func pollEvent() -> DTLSEvent? {
-        guard eventHead < events.count else { return nil }
-        let event = events[eventHead]
-        eventHead += 1
-        if eventHead == events.count {
-            events.removeAll(keepingCapacity: true)
-            eventHead = 0
-        }
-        return event
-    }
+    public func pollEvent() -> DTLSEvent? { events.popFirst() }
 
-    /// Time left on the retransmission timer; nil when none is running (after
-    /// the handshake, or once closed or failed).
+    /// When ``handleTimeout(now:)`` has work (the next retransmission); nil
+    /// when nothing is outstanding (after the handshake, or once closed or failed).
     public func pollTimeout() -> Duration? {
-        guard state == .handshaking else { return nil }
-        var tv = timeval()
-        guard cshims_DTLSv1_get_timeout(ssl, &tv) == 1 else { return nil }
-        return .seconds(Int64(tv.tv_sec)) + .microseconds(Int64(tv.tv_usec))
+        state == .handshaking ? schedule.deadline : nil
     }
 
     /// Largest plaintext `send` accepts: what fits one record in one datagram of
@@ -215,9 +221,31 @@ public final class DTLSEndpoint {
 
     // MARK: - Driving OpenSSL
 
-    private func advance() {
+    private func advance(now: Duration) {
+        let starts = queue.timerStarts
         if state == .handshaking { continueHandshake() }
         if state == .connected { readRecords() }
+        // OpenSSL (re)starts its timer for every flight it sends and stops it
+        // once the peer's next flight is in.
+        if state != .handshaking || !queue.timerRunning {
+            schedule.stop()
+        } else if queue.timerStarts != starts || schedule.deadline == nil {
+            schedule.flightSent(now: now)
+        }
+    }
+
+    /// Which records can be genuine now (see ``RecordFraming``).
+    private var recordPolicy: RecordFraming.Policy {
+        let cipher = state == .connected ? SSL_get_current_cipher(ssl) : SSL_get_pending_cipher(ssl)
+        let epochs = state == .connected ? 1...1 : 0...1
+        guard let cipher, let cName = SSL_CIPHER_get_name(cipher) else {
+            return RecordFraming.Policy(epochs: epochs, minimumEncryptedLength: 16)
+        }
+        let name = String(cString: cName)
+        // AES-GCM: 8-byte explicit nonce + 16-byte tag; ChaCha20-Poly1305: the
+        // tag alone; CBC: the IV plus at least one block.
+        let minimum = name.contains("GCM") ? 24 : name.contains("CHACHA20") ? 16 : 32
+        return RecordFraming.Policy(epochs: epochs, minimumEncryptedLength: minimum)
     }
 
     private func continueHandshake() {

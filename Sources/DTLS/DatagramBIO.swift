@@ -1,5 +1,9 @@
 import COpenSSL
 import CShims
+import Wire
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The datagrams between OpenSSL and the caller, one array per datagram.
 ///
@@ -8,24 +12,22 @@ import CShims
 /// datagrams), and reads one datagram per `BIO_read`. A plain memory BIO would
 /// glue writes together and lose those boundaries, so this queue keeps them.
 final class DatagramQueue {
-    private var inbound: [[UInt8]] = []
-    private var inboundHead = 0
-    private var outbound: [[UInt8]] = []
-    private var outboundHead = 0
+    private var inbound = Deque<[UInt8]>()
+    private var outbound = Deque<[UInt8]>()
+    /// OpenSSL's handshake retransmission timer as it last told the BIO
+    /// (BIO_CTRL_DGRAM_SET_NEXT_TIMEOUT): whether it runs, and how many
+    /// times it was (re)started.
+    private(set) var timerRunning = false
+    private(set) var timerStarts = 0
+    /// Where OpenSSL keeps that deadline (see `DTLSEndpoint.controlsOpenSSLTimer`).
+    private var openSSLDeadline: UnsafeMutablePointer<timeval>?
 
     func pushInbound(_ datagram: [UInt8]) { inbound.append(datagram) }
 
     /// Copies the next inbound datagram into `buffer` (truncating, as a UDP socket
     /// would, if it is larger); nil when none is waiting.
     func popInbound(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
-        guard inboundHead < inbound.count else { return nil }
-        let datagram = inbound[inboundHead]
-        inbound[inboundHead] = []
-        inboundHead += 1
-        if inboundHead == inbound.count {
-            inbound.removeAll(keepingCapacity: true)
-            inboundHead = 0
-        }
+        guard let datagram = inbound.popFirst() else { return nil }
         let n = min(datagram.count, buffer.count)
         datagram.withUnsafeBytes { src in
             if n > 0, let dst = buffer.baseAddress, let s = src.baseAddress { dst.copyMemory(from: s, byteCount: n) }
@@ -35,21 +37,21 @@ final class DatagramQueue {
 
     func pushOutbound(_ bytes: UnsafeRawBufferPointer) { outbound.append(Array(bytes)) }
 
-    func popOutbound() -> [UInt8]? {
-        guard outboundHead < outbound.count else { return nil }
-        let datagram = outbound[outboundHead]
-        outbound[outboundHead] = []
-        outboundHead += 1
-        if outboundHead == outbound.count {
-            outbound.removeAll(keepingCapacity: true)
-            outboundHead = 0
-        }
-        return datagram
+    func popOutbound() -> [UInt8]? { outbound.popFirst() }
+
+    func dropInbound() { inbound.removeAll(keepingCapacity: true) }
+
+    func timerSet(_ deadline: UnsafeMutablePointer<timeval>) {
+        timerRunning = deadline.pointee.tv_sec != 0 || deadline.pointee.tv_usec != 0
+        if timerRunning { timerStarts += 1 }
+        openSSLDeadline = DTLSEndpoint.controlsOpenSSLTimer ? deadline : nil
     }
 
-    func dropInbound() {
-        inbound.removeAll()
-        inboundHead = 0
+    /// Makes OpenSSL's timer read as expired, so that `DTLSv1_handle_timeout`
+    /// retransmits now (1970 is long past; zero would mean "no timer").
+    func expireOpenSSLTimer() {
+        guard timerRunning, let openSSLDeadline else { return }
+        openSSLDeadline.pointee = timeval(tv_sec: 0, tv_usec: 1)
     }
 }
 
@@ -75,11 +77,16 @@ enum DatagramBIO {
             }
             return Int32(n)
         }
-        BIO_meth_set_ctrl(method) { _, command, _, _ -> Int in
+        BIO_meth_set_ctrl(method) { bio, command, _, argument -> Int in
+            // OpenSSL reports each start and stop of its retransmission timer.
+            if command == BIO_CTRL_DGRAM_SET_NEXT_TIMEOUT, let bio, let argument, let raw = BIO_get_data(bio) {
+                let queue = Unmanaged<DatagramQueue>.fromOpaque(raw).takeUnretainedValue()
+                queue.timerSet(argument.assumingMemoryBound(to: timeval.self))
+            }
             // Flush must succeed (the handshake flushes each flight); everything
             // else, including the MTU queries, answers "unsupported" so OpenSSL
             // uses the MTU we set with SSL_set_mtu / DTLS_set_link_mtu.
-            command == BIO_CTRL_FLUSH ? 1 : 0
+            return command == BIO_CTRL_FLUSH ? 1 : 0
         }
         BIO_meth_set_create(method) { bio -> Int32 in
             BIO_set_init(bio, 1)

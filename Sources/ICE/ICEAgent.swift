@@ -1,4 +1,5 @@
 import STUN
+import Wire
 
 /// An ICE agent (RFC 8445) for one UDP component, with trickle (RFC 8838)
 /// and consent freshness (RFC 7675), sans-IO.
@@ -53,7 +54,7 @@ public final class ICEAgent {
     var relays: [Relay] = []
     /// `close(now:)` was called: lost allocations stay lost.
     var relaysClosing = false
-    var received: [ICEReceived] = []
+    var received = Deque<ICEReceived>()
     var gatheringCompleteSent = false
 
     var nominationAt: Duration?
@@ -62,8 +63,8 @@ public final class ICEAgent {
     var consent = ConsentState()
     var probing = PortProbingState()
 
-    var transmits: [ICETransmit] = []
-    var events: [ICEEvent] = []
+    var transmits = Deque<ICETransmit>()
+    var events = Deque<ICEEvent>()
 
     public init(
         role: ICERole, localCredentials: ICECredentials, tieBreaker: UInt64, config: ICEConfig = ICEConfig(),
@@ -183,11 +184,11 @@ public final class ICEAgent {
     }
 
     public func pollTransmit() -> ICETransmit? {
-        transmits.isEmpty ? nil : transmits.removeFirst()
+        transmits.popFirst()
     }
 
     public func pollEvent() -> ICEEvent? {
-        events.isEmpty ? nil : events.removeFirst()
+        events.popFirst()
     }
 
     /// Queues application data (DTLS) on the selected pair, through its

@@ -1,5 +1,6 @@
 import STUN
 import TURN
+import Wire
 
 /// A TURN server and the long-term credentials to allocate on it with.
 public struct ICETURNServer: Hashable, Sendable {
@@ -108,7 +109,7 @@ extension ICEAgent {
 
     /// Application data unwrapped from relayed traffic, in arrival order.
     public func pollReceived() -> ICEReceived? {
-        received.isEmpty ? nil : received.removeFirst()
+        received.popFirst()
     }
 
     /// Deletes every allocation (Refresh with LIFETIME 0, RFC 8656 §7.2);

@@ -102,12 +102,12 @@ extension PeerConnection {
     func startDTLS() throws(PeerConnectionError) {
         guard dtls == nil, let dtlsRole, let remoteFingerprint else { return }
         do {
-            dtls = try DTLSEndpoint(role: dtlsRole, certificate: certificate, remoteFingerprint: remoteFingerprint, mtu: config.mtu)
+            dtls = try DTLSEndpoint(role: dtlsRole, certificate: certificate, remoteFingerprint: remoteFingerprint, mtu: config.mtu, now: now)
         } catch {
             throw .cannotStartDTLS(error)
         }
         let early = earlyDTLS
         earlyDTLS = []
-        for datagram in early { dtls?.handleInput(datagram: datagram) }
+        for datagram in early { dtls?.handleInput(datagram: datagram, now: now) }
     }
 }

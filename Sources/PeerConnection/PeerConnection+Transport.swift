@@ -55,7 +55,7 @@ extension PeerConnection {
 
     private func handleDTLS(_ datagram: [UInt8]) {
         if let dtls {
-            dtls.handleInput(datagram: datagram)
+            dtls.handleInput(datagram: datagram, now: now)
             drainDTLS()
         } else if earlyDTLS.count < 16 {
             earlyDTLS.append(datagram)   // the peer's ClientHello can beat our ICE nomination
@@ -66,8 +66,8 @@ extension PeerConnection {
         self.now = now
         if let due = agent.pollTimeout(), due <= now { agent.handleTimeout(now: now) }
         drainICE()
-        if let dtls, let left = dtls.pollTimeout(), left <= .zero {
-            dtls.handleTimeout()
+        if let dtls, let due = dtls.pollTimeout(), due <= now {
+            dtls.handleTimeout(now: now)
             drainDTLS()
         }
         if let sctp, let due = sctp.pollTimeout(), due <= now {
@@ -80,18 +80,18 @@ extension PeerConnection {
     public func pollTimeout() -> Duration? {
         var deadlines: [Duration] = []
         if let t = agent.pollTimeout() { deadlines.append(t) }
-        if let left = dtls?.pollTimeout() { deadlines.append(now + left) }
+        if let t = dtls?.pollTimeout() { deadlines.append(t) }
         if let t = sctp?.pollTimeout() { deadlines.append(t) }
         return deadlines.min()
     }
 
     public func pollTransmit() -> ICETransmit? {
         if transmits.isEmpty { drainICE() }
-        return transmits.isEmpty ? nil : transmits.removeFirst()
+        return transmits.popFirst()
     }
 
     public func pollEvent() -> PeerConnectionEvent? {
-        events.isEmpty ? nil : events.removeFirst()
+        events.popFirst()
     }
 
     // MARK: Plumbing

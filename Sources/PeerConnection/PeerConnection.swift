@@ -3,6 +3,7 @@ import ICE
 import SCTP
 import SDP
 import STUN
+import Wire
 
 /// A WebRTC data-channel peer connection (PROTOCOL §3) as one sans-IO state
 /// machine: ICE finds a path, DTLS 1.2 secures it (the peer's certificate must
@@ -34,8 +35,8 @@ public final class PeerConnection {
     /// Chat messages and their bytes each way (the `ctl` channel not counted).
     public internal(set) var counters = ChatCounters()
     var pendingCandidates: [String?] = []
-    var transmits: [ICETransmit] = []
-    var events: [PeerConnectionEvent] = []
+    var transmits = Deque<ICETransmit>()
+    var events = Deque<PeerConnectionEvent>()
     var info: ConnectionInfo?
     var finished = false
     var pathDown = false

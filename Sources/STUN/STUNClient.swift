@@ -1,3 +1,5 @@
+import Wire
+
 /// Runs many STUN client transactions at once and matches responses to
 /// them by transaction id (RFC 8489 §6.2, §6.3.3), sans-IO.
 ///
@@ -36,8 +38,8 @@ public struct STUNClient: Sendable {
     private var entries: [STUNTransactionID: Entry] = [:]
     /// Start order, so transmits and events come out deterministically.
     private var order: [STUNTransactionID] = []
-    private var transmits: [Transmit] = []
-    private var events: [Event] = []
+    private var transmits = Deque<Transmit>()
+    private var events = Deque<Event>()
 
     public init(policy: STUNRetransmissionPolicy = .unreliable) {
         self.policy = policy
@@ -124,11 +126,11 @@ public struct STUNClient: Sendable {
     }
 
     public mutating func pollTransmit() -> Transmit? {
-        transmits.isEmpty ? nil : transmits.removeFirst()
+        transmits.popFirst()
     }
 
     public mutating func pollEvent() -> Event? {
-        events.isEmpty ? nil : events.removeFirst()
+        events.popFirst()
     }
 
     private mutating func finish(_ id: STUNTransactionID) {

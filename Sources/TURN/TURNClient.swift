@@ -37,8 +37,8 @@ public final class TURNClient {
     var now: Duration
     var framer = TURNStreamFramer()
 
-    private var transmits: [[UInt8]] = []
-    private var events: [TURNEvent] = []
+    private var transmits = Deque<[UInt8]>()
+    private var events = Deque<TURNEvent>()
 
     /// Creates the client and queues the first Allocate request.
     public init(
@@ -205,11 +205,11 @@ public final class TURNClient {
     /// The next bytes to send to the server.
     public func pollTransmit() -> [UInt8]? {
         collectTransmits()
-        return transmits.isEmpty ? nil : transmits.removeFirst()
+        return transmits.popFirst()
     }
 
     public func pollEvent() -> TURNEvent? {
-        events.isEmpty ? nil : events.removeFirst()
+        events.popFirst()
     }
 
     // MARK: - Internals shared with the extensions

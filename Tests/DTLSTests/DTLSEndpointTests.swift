@@ -56,7 +56,7 @@ import DTLS
         try pair.client.send([3, 3, 3])
         var glued: [UInt8] = []
         while let d = pair.client.pollTransmit() { glued += d }
-        pair.server.handleInput(datagram: glued)
+        pair.server.handleInput(datagram: glued, now: pair.now)
         var data: [[UInt8]] = []
         while let e = pair.server.pollEvent() { if case .data(let d) = e { data.append(d) } }
         #expect(data == [[1], [2, 2], [3, 3, 3]])
@@ -90,14 +90,14 @@ import DTLS
         for i in 0..<d.count {
             var changed = d
             changed[i] ^= 0x80
-            pair.server.handleInput(datagram: changed)
-            pair.server.handleInput(datagram: Array(d.prefix(i)))
+            pair.server.handleInput(datagram: changed, now: pair.now)
+            pair.server.handleInput(datagram: Array(d.prefix(i)), now: pair.now)
         }
         var delivered: [DTLSEvent] = []
         while let e = pair.server.pollEvent() { delivered.append(e) }
         #expect(delivered.isEmpty)
         #expect(pair.server.state == .connected)
-        pair.server.handleInput(datagram: d)
+        pair.server.handleInput(datagram: d, now: pair.now)
         #expect(pair.server.pollEvent() == .data(Array("x".utf8)))
     }
 
@@ -134,7 +134,7 @@ import DTLS
         pair.client.close()
         let closeNotify = try #require(pair.client.pollTransmit())
         #expect(closeNotify.count == 13 + 8 + 2 + 16)  // one encrypted alert record
-        pair.server.handleInput(datagram: closeNotify)
+        pair.server.handleInput(datagram: closeNotify, now: pair.now)
         while let e = pair.server.pollEvent() { pair.serverEvents.append(e) }
         #expect(pair.server.pollTransmit() != nil)  // the server answers with its own
         #expect(pair.serverEvents.last == .closed)
@@ -145,27 +145,46 @@ import DTLS
 
     @Test func timerIsArmedDuringTheHandshakeAndStartsShort() throws {
         let pair = try EndpointPair()
-        let timeout = try #require(pair.client.pollTimeout())
-        #expect(timeout <= .milliseconds(150))
-        #expect(timeout > .milliseconds(50))
+        let due = try #require(pair.client.pollTimeout())
+        #expect(due == pair.now + .milliseconds(150))
+        #expect(pair.server.pollTimeout() == nil)  // nothing sent yet
         pair.settle()
+        #expect(pair.bothConnected)
         #expect(pair.client.pollTimeout() == nil)
         #expect(pair.server.pollTimeout() == nil)
     }
 
-    @Test func lostFlightIsRetransmittedAfterTheTimer() throws {
+    @Test func lostFlightIsRetransmittedWhenTheCoreClockSaysSo() throws {
         let pair = try EndpointPair()
-        _ = pair.client.pollTransmit()  // the first ClientHello is lost
+        let start = pair.now
+        let hello = try #require(pair.client.pollTransmit())  // the first ClientHello is lost
         #expect(pair.client.pollTransmit() == nil)
-        pair.client.handleTimeout()  // too early: nothing happens
+        pair.client.handleTimeout(now: start + .milliseconds(149))  // too early: nothing happens
         #expect(pair.client.pollTransmit() == nil)
-        let start = ContinuousClock.now
-        while pair.client.pollTimeout().map({ $0 > .zero }) ?? false {
-            waitForTimers([pair])
-            #expect(ContinuousClock.now - start < .seconds(2))
-        }
-        pair.client.handleTimeout()
+        pair.client.handleTimeout(now: start + .milliseconds(150))  // no wall-clock time has passed
+        let again = try #require(pair.client.pollTransmit())
+        #expect(again.count == hello.count)
+        #expect(pair.client.pollTimeout() == start + .milliseconds(450))  // backed off to 300 ms
+        pair.network.advance(to: start + .milliseconds(150))
+        pair.network.send(again, from: .client, to: .server)
         pair.settle()
         #expect(pair.bothConnected)
+    }
+
+    @Test func retransmissionsBackOffToFourSecondsAndThenTheHandshakeGivesUp() throws {
+        let pair = try EndpointPair()
+        var now = pair.now
+        var intervals: [Duration] = []
+        while let due = pair.client.pollTimeout() {
+            intervals.append(due - now)
+            now = due
+            pair.client.handleTimeout(now: now)
+            while pair.client.pollTransmit() != nil {}
+        }
+        #expect(intervals.prefix(6) == [.milliseconds(150), .milliseconds(300), .milliseconds(600),
+                                        .milliseconds(1200), .milliseconds(2400), .seconds(4)])
+        #expect(intervals.count == 13)
+        #expect(pair.client.state == .failed)
+        #expect(pair.client.pollEvent() == .failed(.handshakeTimedOut))
     }
 }

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import DTLS
 
@@ -36,7 +37,7 @@ import DTLS
     }
 
     @Test func fuzzedFingerprintTextNeverCrashes() {
-        var rng = SplitMix64(seed: 7)
+        var rng = SeededRandom(seed: 7)
         let alphabet = Array("sha-256 0123456789abcdefABCDEF: \t\u{0}é".unicodeScalars)
         for _ in 0..<5_000 {
             let n = Int.random(in: 0...120, using: &rng)
@@ -50,7 +51,7 @@ import DTLS
         let cert = try DTLSCertificate()
         let md5 = Fingerprint(algorithm: "md5", bytes: [UInt8](repeating: 1, count: 16))
         #expect(throws: DTLSError.unsupportedFingerprintAlgorithm("md5")) {
-            _ = try DTLSEndpoint(role: .client, certificate: cert, remoteFingerprint: md5)
+            _ = try DTLSEndpoint(role: .client, certificate: cert, remoteFingerprint: md5, now: .zero)
         }
     }
 }

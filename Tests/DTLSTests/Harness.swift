@@ -1,40 +1,35 @@
 import TestSupport
 import DTLS
-#if canImport(Glibc)
-import Glibc
-#endif
 
-typealias SplitMix64 = SeededRandom
+/// The two ends of the emulated link.
+enum Side: Hashable, Sendable { case client, server }
 
-/// Impairments applied to every datagram in one direction.
-struct LinkProfile {
-    var loss = 0.0
-    var duplicate = 0.0
-    var reorder = 0.0
-    static let perfect = LinkProfile()
-}
-
-/// A client and a server wired back to back through an in-memory link.
+/// A client and a server wired back to back through TestSupport's
+/// `NetworkEmulator`, on its manual clock (`now`): retransmissions happen
+/// when the simulated time says so, never the wall clock.
 final class EndpointPair {
     let clientCertificate: DTLSCertificate
     let serverCertificate: DTLSCertificate
     let client: DTLSEndpoint
     let server: DTLSEndpoint
+    let network: NetworkEmulator<Side>
     var clientEvents: [DTLSEvent] = []
     var serverEvents: [DTLSEvent] = []
-    var toServer: [[UInt8]] = []
-    var toClient: [[UInt8]] = []
     var largestDatagram = 0
     /// Applied to each datagram as it leaves an endpoint (return nil to drop).
     var tamper: ((_ fromClient: Bool, _ datagram: [UInt8]) -> [UInt8]?)?
 
-    init(mtu: Int = 1200, clientExpects: Fingerprint? = nil, serverExpects: Fingerprint? = nil) throws {
+    var now: Duration { network.now }
+
+    init(mtu: Int = 1200, conditions: LinkConditions = .perfect, seed: UInt64 = 1,
+         clientExpects: Fingerprint? = nil, serverExpects: Fingerprint? = nil) throws {
+        network = NetworkEmulator(seed: seed, conditions: conditions, now: .seconds(1))
         clientCertificate = try DTLSCertificate()
         serverCertificate = try DTLSCertificate()
         client = try DTLSEndpoint(role: .client, certificate: clientCertificate,
-                                  remoteFingerprint: clientExpects ?? serverCertificate.fingerprint, mtu: mtu)
+                                  remoteFingerprint: clientExpects ?? serverCertificate.fingerprint, mtu: mtu, now: network.now)
         server = try DTLSEndpoint(role: .server, certificate: serverCertificate,
-                                  remoteFingerprint: serverExpects ?? clientCertificate.fingerprint, mtu: mtu)
+                                  remoteFingerprint: serverExpects ?? clientCertificate.fingerprint, mtu: mtu, now: network.now)
     }
 
     var clientConnected: Bool { clientEvents.contains { if case .connected = $0 { true } else { false } } }
@@ -45,59 +40,49 @@ final class EndpointPair {
     func clientData() -> [[UInt8]] { clientEvents.compactMap { if case .data(let d) = $0 { d } else { nil } } }
     func serverData() -> [[UInt8]] { serverEvents.compactMap { if case .data(let d) = $0 { d } else { nil } } }
 
-    /// Moves datagrams across the link once, applying `profile`; returns whether anything moved.
-    @discardableResult
-    func step(_ profile: LinkProfile = .perfect, rng: inout SplitMix64) -> Bool {
-        var moved = false
-        collect(from: client, into: &toServer, fromClient: true, profile, &rng)
-        collect(from: server, into: &toClient, fromClient: false, profile, &rng)
-        let forServer = toServer, forClient = toClient
-        toServer = []; toClient = []
-        for d in forServer { server.handleInput(datagram: d); moved = true }
-        for d in forClient { client.handleInput(datagram: d); moved = true }
-        while let e = client.pollEvent() { clientEvents.append(e); moved = true }
-        while let e = server.pollEvent() { serverEvents.append(e); moved = true }
-        return moved
+    /// Delivers what has arrived by `now`, fires due timers and puts what the
+    /// endpoints send on the wire.
+    func step() {
+        while let d = network.popDue() {
+            (d.destination == .server ? server : client).handleInput(datagram: d.bytes, now: now)
+        }
+        for endpoint in [client, server] {
+            if let due = endpoint.pollTimeout(), due <= now { endpoint.handleTimeout(now: now) }
+        }
+        collect()
     }
 
-    /// Fires whichever retransmission timers have run out.
-    func fireTimers() {
-        if let t = client.pollTimeout(), t <= .zero { client.handleTimeout() }
-        if let t = server.pollTimeout(), t <= .zero { server.handleTimeout() }
+    /// The earliest time something happens: an arrival or a timer.
+    var nextEvent: Duration? {
+        [network.nextArrival, client.pollTimeout(), server.pollTimeout()].compactMap { $0 }.min()
     }
 
-    /// Runs a perfect link until nothing moves.
-    func settle() {
-        var rng = SplitMix64(seed: 1)
-        while step(rng: &rng) {}
+    /// Runs until nothing is in flight and no timer is pending, or `done`
+    /// holds, or `limit` of simulated time has passed.
+    func settle(limit: Duration = .seconds(120), until done: () -> Bool = { false }) {
+        let end = now + limit
+        step()
+        while !done(), let next = nextEvent, next <= end {
+            network.advance(to: next)
+            step()
+        }
     }
 
-    private func collect(from endpoint: DTLSEndpoint, into queue: inout [[UInt8]], fromClient: Bool,
-                         _ profile: LinkProfile, _ rng: inout SplitMix64) {
+    func collect() {
+        send(from: client, side: .client)
+        send(from: server, side: .server)
+        while let e = client.pollEvent() { clientEvents.append(e) }
+        while let e = server.pollEvent() { serverEvents.append(e) }
+    }
+
+    private func send(from endpoint: DTLSEndpoint, side: Side) {
         while var d = endpoint.pollTransmit() {
             largestDatagram = max(largestDatagram, d.count)
             if let tamper {
-                guard let changed = tamper(fromClient, d) else { continue }
+                guard let changed = tamper(side == .client, d) else { continue }
                 d = changed
             }
-            if Double.random(in: 0..<1, using: &rng) < profile.loss { continue }
-            queue.append(d)
-            if Double.random(in: 0..<1, using: &rng) < profile.duplicate { queue.append(d) }
-            if queue.count > 1, Double.random(in: 0..<1, using: &rng) < profile.reorder {
-                queue.swapAt(queue.count - 1, Int.random(in: 0..<(queue.count - 1), using: &rng))
-            }
+            network.send(d, from: side, to: side == .client ? .server : .client)
         }
     }
-}
-
-/// OpenSSL's DTLS timers read the real clock, so lossy-link tests must let real
-/// time pass. This waits (at most `limit`) only when every pair is idle.
-func waitForTimers(_ pairs: [EndpointPair], limit: Duration = .milliseconds(20)) {
-    var shortest = limit
-    for p in pairs {
-        for t in [p.client.pollTimeout(), p.server.pollTimeout()].compactMap({ $0 }) where t < shortest { shortest = t }
-    }
-    guard shortest > .zero else { return }
-    let micros = shortest.components.seconds * 1_000_000 + shortest.components.attoseconds / 1_000_000_000_000
-    usleep(UInt32(max(1, micros)))
 }

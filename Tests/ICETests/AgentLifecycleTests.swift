@@ -1,15 +1,16 @@
 import ICE
 import STUN
 import Testing
+import TestSupport
 
 /// Gathering and failure verdicts of a single agent.
 struct AgentLifecycleTests {
     static let base = STUNAddress(ipv4: 10, 0, 0, 2, port: 5000)
 
     func makeAgent(config: ICEConfig = ICEConfig()) -> ICEAgent {
-        var rng = SeededGenerator(seed: 9)
+        var rng = SeededRandom(seed: 9)
         return ICEAgent(role: .controlling, localCredentials: .random(using: &rng), tieBreaker: 1, config: config,
-                        now: .zero, random: SeededGenerator(seed: 10))
+                        now: .zero, random: SeededRandom(seed: 10))
     }
 
     func drainEvents(_ agent: ICEAgent) -> [ICEEvent] {

@@ -1,6 +1,7 @@
 import ICE
 import STUN
 import Testing
+import TestSupport
 
 /// `a=candidate` strings as real stacks write them.
 struct CandidateParsingTests {
@@ -85,7 +86,7 @@ struct CandidateParsingTests {
     /// Thousands of random, truncated and spliced strings: never a crash,
     /// and whatever parses prints to a string that parses to the same.
     @Test func fuzzedCandidateStringsNeverCrash() {
-        var rng = SeededGenerator(seed: 77)
+        var rng = SeededRandom(seed: 77)
         let words = ["candidate:", "a=", "1", "udp", "tcp", "typ", "host", "srflx", "relay", "prflx", "raddr", "rport",
                      "generation", "0", "4294967295", "1.2.3.4", "::", "fe80::1", "x.local", " ", "  ", "\t", "ufrag", "%", ":"]
         var inputs: [String] = []

@@ -1,6 +1,7 @@
 import ICE
 import STUN
 import Testing
+import TestSupport
 
 /// Hostile input into `handleInput`: never a crash, never a busy timer.
 struct FuzzTests {
@@ -10,7 +11,7 @@ struct FuzzTests {
 
     func makeAgent(seed: UInt64) -> ICEAgent {
         let agent = ICEAgent(role: seed % 2 == 0 ? .controlling : .controlled, localCredentials: Self.local,
-                             tieBreaker: seed, now: .zero, random: SeededGenerator(seed: seed))
+                             tieBreaker: seed, now: .zero, random: SeededRandom(seed: seed))
         agent.addLocalInterface(Self.base)
         agent.addSTUNServer(STUNAddress(ipv4: 198, 51, 100, 1, port: 3478))
         agent.setRemoteCredentials(ufrag: Self.remote.ufrag, pwd: Self.remote.pwd)
@@ -21,12 +22,12 @@ struct FuzzTests {
         return agent
     }
 
-    func randomAddress(_ rng: inout SeededGenerator) -> STUNAddress {
+    func randomAddress(_ rng: inout SeededRandom) -> STUNAddress {
         if rng.next() % 4 == 0 { return STUNAddress(ipv4: 203, 0, 113, 9, port: 6000) }
         return STUNAddress(ipv4: 203, 0, 113, UInt8(rng.next() % 4), port: UInt16(6000 + rng.next() % 3))
     }
 
-    func randomAttributes(_ rng: inout SeededGenerator) -> [STUNAttribute] {
+    func randomAttributes(_ rng: inout SeededRandom) -> [STUNAttribute] {
         let pool: [STUNAttribute] = [
             .username("LOCAL1:REMOTE"), .username("LOCAL1:"), .username(":"), .priority(UInt32(truncatingIfNeeded: rng.next())),
             .useCandidate, .iceControlling(tieBreaker: rng.next()), .iceControlled(tieBreaker: rng.next()),
@@ -39,7 +40,7 @@ struct FuzzTests {
 
     @Test func randomAndMutatedSTUNInputNeverCrashes() {
         for seed in UInt64(1)...20 {
-            var rng = SeededGenerator(seed: seed)
+            var rng = SeededRandom(seed: seed)
             let agent = makeAgent(seed: seed)
             var now = Duration.zero
             var requestIDs: [STUNTransactionID] = []

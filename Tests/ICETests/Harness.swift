@@ -1,6 +1,7 @@
 import ICE
 import STUN
 import TURN
+import TestSupport
 
 /// Two ICE agents on a simulated network, with a signaling channel that
 /// carries credentials and trickled candidates as SDP strings (through
@@ -33,7 +34,7 @@ final class Harness {
     var signalCandidates: [String: Bool] = [:]
     private var signals: [PendingSignal] = []
     private var sequence = 0
-    private var rng: SeededGenerator
+    private var rng: SeededRandom
     /// Set if an agent asked to be woken at the same instant over and over.
     private(set) var busyLoop = false
     var config = ICEConfig()
@@ -44,12 +45,12 @@ final class Harness {
 
     let turn: SimTURNServer
 
-    init(seed: UInt64, conditions: LinkConditions = LinkConditions()) {
+    init(seed: UInt64, conditions: LinkConditions = .internet) {
         network = SimulatedNetwork(seed: seed, conditions: conditions)
         network.addSTUNServer(Self.stunServer)
         network.addSTUNServer(Self.stunServerNextPort)
         turn = network.addTURNServer(Self.turnServer)
-        rng = SeededGenerator(seed: seed ^ 0xA5A5_5A5A)
+        rng = SeededRandom(seed: seed ^ 0xA5A5_5A5A)
     }
 
     /// Places a peer behind a NAT of `kind` (its own private realm), or on
@@ -71,7 +72,7 @@ final class Harness {
             ip = hostIP ?? [203, 0, 113, 10 * index]
         } else {
             let nat = NAT(kind: kind, publicIP: publicIP ?? [203, 0, 113, index],
-                          randomPorts: randomNATPorts ? SeededGenerator(seed: rng.next()) : nil)
+                          randomPorts: randomNATPorts ? SeededRandom(seed: rng.next()) : nil)
             realm = network.addRealm("lan-\(name)", nat: nat)
             ip = hostIP ?? [10, index, 0, 2]
         }
@@ -81,7 +82,7 @@ final class Harness {
         config.relayOnly = relayOnly
         let agent = ICEAgent(
             role: role, localCredentials: credentials, tieBreaker: rng.next(), config: config,
-            now: network.now, random: SeededGenerator(seed: rng.next()))
+            now: network.now, random: SeededRandom(seed: rng.next()))
         let peer = SimPeer(name: name, agent: agent, realm: realm, addresses: [address] + extraInterfaces)
         for local in peer.addresses {
             realm.endpoints[local] = .peer(peer)
@@ -226,7 +227,7 @@ final class Harness {
 extension Harness {
     /// The common setup: two peers, A controlling, each behind `a`/`b`.
     static func pair(
-        _ a: NATKind, _ b: NATKind, seed: UInt64, conditions: LinkConditions = LinkConditions(),
+        _ a: NATKind, _ b: NATKind, seed: UInt64, conditions: LinkConditions = .internet,
         turn: [TURNTransport] = [], relayOnlyA: Bool = false
     ) -> Harness {
         let harness = Harness(seed: seed, conditions: conditions)

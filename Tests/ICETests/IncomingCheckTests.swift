@@ -1,6 +1,7 @@
 import ICE
 import STUN
 import Testing
+import TestSupport
 
 /// The responder side of connectivity checks, driven by hand-made
 /// requests.
@@ -12,7 +13,7 @@ struct IncomingCheckTests {
 
     func makeAgent(role: ICERole = .controlled, tieBreaker: UInt64 = 1000) -> ICEAgent {
         let agent = ICEAgent(role: role, localCredentials: Self.local, tieBreaker: tieBreaker, now: .zero,
-                             random: SeededGenerator(seed: 1))
+                             random: SeededRandom(seed: 1))
         agent.addLocalInterface(Self.base)
         agent.setRemoteCredentials(ufrag: Self.remote.ufrag, pwd: Self.remote.pwd)
         while agent.pollEvent() != nil {}

@@ -1,6 +1,7 @@
 import ICE
 import STUN
 import Testing
+import TestSupport
 
 /// Bases removed and announced again under a live agent.
 struct InterfaceChangeTests {
@@ -8,9 +9,9 @@ struct InterfaceChangeTests {
     static let second = STUNAddress(ipv4: 10, 0, 1, 2, port: 5001)
 
     func checkingAgent() -> ICEAgent {
-        var rng = SeededGenerator(seed: 21)
+        var rng = SeededRandom(seed: 21)
         let agent = ICEAgent(role: .controlling, localCredentials: .random(using: &rng), tieBreaker: 1, now: .zero,
-                             random: SeededGenerator(seed: 22))
+                             random: SeededRandom(seed: 22))
         agent.addLocalInterface(Self.first)
         agent.addLocalInterface(Self.second)
         agent.setRemoteCredentials(ufrag: "peer", pwd: "peerpasswordpeerpassword")
@@ -36,7 +37,7 @@ struct InterfaceChangeTests {
     @Test func aDatagramToARemovedBaseIsIgnored() {
         let agent = checkingAgent()
         agent.removeLocalInterface(Self.first)
-        var rng = SeededGenerator(seed: 23)
+        var rng = SeededRandom(seed: 23)
         let request = STUNMessage(type: .bindingRequest, transactionID: .random(using: &rng))
         agent.handleInput(request.encoded(fingerprint: true), from: STUNAddress(ipv4: 192, 0, 2, 9, port: 9000),
                           to: Self.first, now: .milliseconds(1))

@@ -1,6 +1,7 @@
 import ICE
 import STUN
 import Testing
+import TestSupport
 
 /// Every combination of NAT behaviours: a direct path exists unless both
 /// ends filter by port and at least one maps per destination (or UDP is

@@ -1,6 +1,7 @@
 import ICE
 import STUN
 import Testing
+import TestSupport
 
 /// Birthday-paradox port probing on the simulated network: a symmetric NAT
 /// that picks random ports (like Linux `--random-fully`) against a

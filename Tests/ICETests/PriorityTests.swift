@@ -1,6 +1,7 @@
 @testable import ICE
 import STUN
 import Testing
+import TestSupport
 
 struct PriorityTests {
     @Test func candidatePriorityFollowsRFC8445Formula() {
@@ -47,7 +48,7 @@ struct PriorityTests {
     }
 
     @Test func randomCredentialsAreWellFormed() {
-        var rng = SeededGenerator(seed: 3)
+        var rng = SeededRandom(seed: 3)
         let credentials = ICECredentials.random(using: &rng)
         #expect(credentials.isWellFormed)
         #expect(credentials.ufrag.count >= 4 && credentials.pwd.count >= 22)

@@ -2,6 +2,7 @@ import ICE
 import STUN
 import Testing
 import TURN
+import TestSupport
 
 /// Relayed candidates through a TURN server on the simulated internet: the
 /// NAT pairs with no direct path now connect through the relay, the ones
@@ -134,7 +135,7 @@ struct RelayTests {
     /// Both agents restart ICE (new credentials exchanged) and must come
     /// back connected through a relay.
     static func restartAndReconnectThroughTheRelay(_ harness: Harness, seed: UInt64) {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SeededRandom(seed: seed)
         for peer in harness.peers { peer.agent.restart(newCredentials: .random(using: &generator)) }
         harness.exchangeCredentials()
         harness.run(for: .seconds(20)) { harness.peers.allSatisfy { $0.agent.selectedPair?.path == "relay" && $0.agent.state.isConnected } }

@@ -1,6 +1,7 @@
 import ICE
 import STUN
 import Testing
+import TestSupport
 
 /// Whole-session behaviours on the simulated network.
 struct ScenarioTests {
@@ -125,7 +126,7 @@ struct ScenarioTests {
         let harness = Harness.pair(.portRestricted, .fullCone, seed: 51)
         harness.runUntilSettled()
         #expect(harness.peers.allSatisfy { $0.agent.state.isConnected })
-        var rng = SeededGenerator(seed: 99)
+        var rng = SeededRandom(seed: 99)
         for peer in harness.peers {
             peer.agent.restart(newCredentials: ICECredentials.random(using: &rng))
             #expect(peer.agent.state == .new)
@@ -178,7 +179,7 @@ struct ScenarioTests {
     @Test func hundredsOfSeededRunsAreFast() {
         let kinds = NATKind.allCases
         let clock = ContinuousClock()
-        var rng = SeededGenerator(seed: 2024)
+        var rng = SeededRandom(seed: 2024)
         var outcomes = 0
         let elapsed = clock.measure {
             for seed in UInt64(1)...300 {

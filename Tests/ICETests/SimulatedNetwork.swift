@@ -1,17 +1,16 @@
 import ICE
 import STUN
+import TestSupport
 
-/// Per-packet conditions of the path between realms.
-struct LinkConditions: Sendable {
-    var delay: Duration = .milliseconds(10)
-    /// Extra random delay 0…jitter per packet, which also reorders.
-    var jitter: Duration = .zero
-    var loss: Double = 0
-    var duplication: Double = 0
+extension LinkConditions {
+    /// The default path between realms: 10 ms one way, nothing lost.
+    static let internet = LinkConditions(delay: .milliseconds(10))
 }
 
 /// A deterministic in-memory UDP network with a manual clock: a public
-/// realm, private realms behind NATs, endpoints and a STUN server.
+/// realm, private realms behind NATs (TestSupport's RFC 4787 `NAT`),
+/// endpoints and a STUN server. The internet's impairments are
+/// TestSupport's `LinkConditions` (10 ms one way unless told otherwise).
 /// Packets within a realm take `lanDelay`; packets that cross the public
 /// internet take the `conditions` delay and suffer its loss, duplication
 /// and jitter. NAT filtering is applied on arrival, so a packet that
@@ -57,7 +56,7 @@ final class SimulatedNetwork {
     }
 
     var now: Duration = .zero
-    var rng: SeededGenerator
+    var rng: SeededRandom
     var conditions: LinkConditions
     var lanDelay: Duration = .milliseconds(1)
     let publicRealm = Realm(name: "internet", nat: nil)
@@ -69,8 +68,8 @@ final class SimulatedNetwork {
     let stunResponder = STUNResponder(software: "sim")
     private(set) var delivered = 0
 
-    init(seed: UInt64, conditions: LinkConditions = LinkConditions()) {
-        rng = SeededGenerator(seed: seed)
+    init(seed: UInt64, conditions: LinkConditions = .internet) {
+        rng = SeededRandom(seed: seed)
         self.conditions = conditions
         realms = [publicRealm]
     }

@@ -4,8 +4,8 @@ import Testing
 /// The `ctl` extras channel next to `chat` (WireProtocol §3).
 @Suite struct ControlChannelTests {
     @Test func theOffererOpensCtlAfterChatAndItCarriesTextBothWaysApartFromChat() throws {
-        let pair = try PeerPair(index: 4000, link: .init(), seed: 21)
-        drive([pair], timeout: 10) {
+        let pair = try PeerPair(index: 4000, link: .perfect, seed: 21)
+        drive(pair, timeout: 10) {
             (pair.offererEvents.contains(.controlOpen) && pair.answererEvents.contains(.controlOpen)) || pair.failure != nil
         }
         #expect(pair.failure == nil, "\(pair.failure ?? "")")
@@ -19,7 +19,7 @@ import Testing
         try pair.offerer.sendControl(#"{"type":"name","name":"A"}"#)
         try pair.answerer.sendControl(#"{"type":"verified"}"#)
         try pair.offerer.send(text: "héllo")
-        drive([pair], timeout: 5) {
+        drive(pair, timeout: 5) {
             pair.answererEvents.contains(.controlMessage(#"{"type":"name","name":"A"}"#))
                 && pair.offererEvents.contains(.controlMessage(#"{"type":"verified"}"#))
                 && pair.answererEvents.contains(.message("héllo"))
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func sendingOnCtlBeforeItIsOpenIsAnErrorNotACrash() throws {
-        let pair = try PeerPair(index: 4001, link: .init(), seed: 22)
+        let pair = try PeerPair(index: 4001, link: .perfect, seed: 22)
         #expect(!pair.offerer.isControlOpen)
         #expect(throws: PeerConnectionError.self) { try pair.offerer.sendControl("{}") }
     }

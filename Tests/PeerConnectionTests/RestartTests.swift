@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import PeerConnection
 import Testing
 
@@ -13,18 +14,18 @@ import Testing
     }
 
     @Test func aRestartAfterACutPathResumesTheChatWithNothingLost() throws {
-        let pair = try PeerPair(index: 1, link: .init(delay: 0.005), seed: 71, configure: Self.fastConsent)
-        drive([pair], timeout: 10) { pair.bothConnected || pair.failure != nil }
+        let pair = try PeerPair(index: 1, link: .init(delay: .milliseconds(5)), seed: 71, configure: Self.fastConsent)
+        drive(pair, timeout: 10) { pair.bothConnected || pair.failure != nil }
         try #require(pair.bothConnected, "\(pair.failure ?? "timed out")")
         let sas = pair.offerer.connectionInfo?.sas
         try pair.offerer.send(text: "before")
-        drive([pair], timeout: 5) { pair.answererEvents.contains { $0.text == "before" } }
+        drive(pair, timeout: 5) { pair.answererEvents.contains { $0.text == "before" } }
 
         pair.cut = true
         let during = (0..<20).map { "during \($0)" }
         for text in during { try pair.offerer.send(text: text) }
         try pair.answerer.send(text: "answerer during")
-        drive([pair], timeout: 5) { pair.offererEvents.contains(where: \.isDisconnected) }
+        drive(pair, timeout: 5) { pair.offererEvents.contains(where: \.isDisconnected) }
         #expect(pair.offererEvents.contains { $0.isDisconnected })
         #expect(pair.offerer.isPathDown)
         #expect(pair.failure == nil)
@@ -34,9 +35,9 @@ import Testing
         #expect(pair.answerer.isSameSession(offer))
         let answer = try pair.answerer.acceptOffer(offer)
         try pair.offerer.acceptAnswer(answer)
-        drive([pair], timeout: 0.5) { false }
+        drive(pair, timeout: 0.5) { false }
         pair.cut = false
-        drive([pair], timeout: 10) {
+        drive(pair, timeout: 10) {
             pair.offererEvents.contains(where: \.isReconnected) && pair.answererEvents.compactMap(\.text).count == 21
                 && pair.offererEvents.compactMap(\.text) == ["answerer during"]
         }
@@ -49,23 +50,23 @@ import Testing
     }
 
     @Test func consentComingBackWithoutARestartResumesToo() throws {
-        let pair = try PeerPair(index: 2, link: .init(delay: 0.005), seed: 72, configure: Self.fastConsent)
-        drive([pair], timeout: 10) { pair.bothConnected || pair.failure != nil }
+        let pair = try PeerPair(index: 2, link: .init(delay: .milliseconds(5)), seed: 72, configure: Self.fastConsent)
+        drive(pair, timeout: 10) { pair.bothConnected || pair.failure != nil }
         try #require(pair.bothConnected)
         pair.cut = true
         try pair.answerer.send(text: "queued")
-        drive([pair], timeout: 5) { pair.offererEvents.contains(where: \.isDisconnected) }
+        drive(pair, timeout: 5) { pair.offererEvents.contains(where: \.isDisconnected) }
         pair.cut = false
-        drive([pair], timeout: 5) { pair.offererEvents.contains(where: \.isReconnected) && pair.offererEvents.contains { $0.text == "queued" } }
+        drive(pair, timeout: 5) { pair.offererEvents.contains(where: \.isReconnected) && pair.offererEvents.contains { $0.text == "queued" } }
         #expect(pair.offererEvents.contains { $0.isReconnected })
         #expect(pair.offererEvents.compactMap(\.text) == ["queued"])
     }
 
     @Test func anOfferWithAnotherCertificateIsANewConnectionNotARestart() throws {
-        let pair = try PeerPair(index: 3, link: .init(delay: 0.005), seed: 73)
-        drive([pair], timeout: 10) { pair.bothConnected || pair.failure != nil }
+        let pair = try PeerPair(index: 3, link: .init(delay: .milliseconds(5)), seed: 73)
+        drive(pair, timeout: 10) { pair.bothConnected || pair.failure != nil }
         try #require(pair.bothConnected)
-        let stranger = try PeerConnection(isOfferer: true, localAddresses: [], now: PeerPair.now)
+        let stranger = try PeerConnection(isOfferer: true, localAddresses: [], now: pair.now)
         let offer = stranger.createOffer()
         #expect(!pair.answerer.isSameSession(offer))
         #expect(throws: PeerConnectionError.certificateChanged) { _ = try pair.answerer.acceptOffer(offer) }
@@ -73,12 +74,12 @@ import Testing
     }
 
     @Test func aFailureBeforeDTLSIsStillAFailure() throws {
-        let pair = try PeerPair(index: 4, link: .init(delay: 0.005), seed: 74) { config in
+        let pair = try PeerPair(index: 4, link: .init(delay: .milliseconds(5)), seed: 74) { config in
             Self.fastConsent(&config)
             config.ice.connectTimeout = .seconds(1)
         }
         pair.cut = true
-        drive([pair], timeout: 5) { pair.failure != nil }
+        drive(pair, timeout: 5) { pair.failure != nil }
         #expect(pair.failure != nil)
         #expect(!pair.offererEvents.contains { $0.isDisconnected })
     }

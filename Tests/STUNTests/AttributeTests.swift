@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import STUN
 
@@ -130,7 +131,7 @@ struct AttributeTests {
     }
 
     @Test func transactionIDsComeFromTheInjectedGenerator() {
-        var a = SeededGenerator(seed: 1), b = SeededGenerator(seed: 1)
+        var a = SeededRandom(seed: 1), b = SeededRandom(seed: 1)
         #expect(STUNTransactionID.random(using: &a) == STUNTransactionID.random(using: &b))
         #expect(STUNTransactionID.random(using: &a) != STUNTransactionID.random(using: &a))
         let id = STUNTransactionID.random(using: &a)

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import STUN
 
@@ -21,7 +22,7 @@ struct FuzzTests {
     }
 
     @Test func randomBytesNeverCrash() {
-        var rng = SeededGenerator(seed: 0x5EED)
+        var rng = SeededRandom(seed: 0x5EED)
         for _ in 0..<5000 {
             let count = Int.random(in: 0...96, using: &rng)
             exercise((0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) })
@@ -29,7 +30,7 @@ struct FuzzTests {
     }
 
     @Test func randomAttributesBehindAValidHeaderNeverCrash() {
-        var rng = SeededGenerator(seed: 0xA77)
+        var rng = SeededRandom(seed: 0xA77)
         for _ in 0..<5000 {
             var body: [UInt8] = []
             for _ in 0..<Int.random(in: 0...6, using: &rng) {
@@ -51,7 +52,7 @@ struct FuzzTests {
     }
 
     @Test func truncatedAndMutatedVectorsNeverCrash() {
-        var rng = SeededGenerator(seed: 0xBEEF)
+        var rng = SeededRandom(seed: 0xBEEF)
         let seeds = [RFC5769.request, RFC5769.ipv4Response, RFC5769.ipv6Response,
                      RFC5769.longTermRequest, RFC5769.sha256Request]
         for seed in seeds {

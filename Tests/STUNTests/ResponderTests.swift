@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import STUN
 
@@ -111,7 +112,7 @@ struct ResponderTests {
 
     @Test func clientAndResponderTalk() throws {
         var client = STUNClient()
-        var rng = SeededGenerator(seed: 3)
+        var rng = SeededRandom(seed: 3)
         client.startBinding(to: local, now: .zero, using: &rng)
         let sent = client.pollTransmit()
         let transmit = try #require(sent)

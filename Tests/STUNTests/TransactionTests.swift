@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import STUN
 
@@ -75,7 +76,7 @@ struct TransactionTests {
 
     @Test func clientMatchesResponsesAndRetransmits() throws {
         var client = STUNClient()
-        var rng = SeededGenerator(seed: 7)
+        var rng = SeededRandom(seed: 7)
         let id = client.startBinding(to: server, now: .zero, using: &rng)
         let firstTransmit = client.pollTransmit()
         let first = try #require(firstTransmit)
@@ -111,7 +112,7 @@ struct TransactionTests {
 
     @Test func clientReportsTimeoutAfterLastWait() throws {
         var client = STUNClient()
-        var rng = SeededGenerator(seed: 8)
+        var rng = SeededRandom(seed: 8)
         let id = client.startBinding(to: server, now: .zero, using: &rng)
         var sends = 0
         while let deadline = client.pollTimeout() {
@@ -126,7 +127,7 @@ struct TransactionTests {
 
     @Test func clientDropsResponsesWithBadIntegrity() throws {
         var client = STUNClient()
-        var rng = SeededGenerator(seed: 9)
+        var rng = SeededRandom(seed: 9)
         let key = STUNKey.shortTerm(password: "pw")
         let id = client.startBinding(to: server, now: .zero, using: &rng, integrity: key)
         let signedTransmit = client.pollTransmit()
@@ -147,7 +148,7 @@ struct TransactionTests {
 
     @Test func cancelledTransactionIsForgotten() {
         var client = STUNClient()
-        var rng = SeededGenerator(seed: 10)
+        var rng = SeededRandom(seed: 10)
         let id = client.startBinding(to: server, now: .zero, using: &rng)
         client.cancel(id)
         let transmitAfterCancel = client.pollTransmit()

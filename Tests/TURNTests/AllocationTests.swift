@@ -1,3 +1,4 @@
+import TestSupport
 import STUN
 import Testing
 @testable import TURN
@@ -101,7 +102,7 @@ func allocateErrorsBecomeClearFailures(code: Int, reason: String) {
     let server = FakeTURNServer()
     let client = TURNClient(
         server: STUNAddress(ipv4: 192, 0, 2, 1, port: 3478), transport: .udp,
-        username: server.username, password: "wrong", now: .zero, random: SeededGenerator(seed: 3))
+        username: server.username, password: "wrong", now: .zero, random: SeededRandom(seed: 3))
     var events: [TURNEvent] = []
     while let bytes = client.pollTransmit() {
         for reply in server.receive(bytes, stream: false) { client.handleInput(reply, now: .zero) }

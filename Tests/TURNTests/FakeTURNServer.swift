@@ -2,7 +2,6 @@ import TestSupport
 import STUN
 import TURN
 
-typealias SeededGenerator = SeededRandom
 
 /// A minimal TURN server built on the STUN codec: enough of RFC 8656 to
 /// answer the long-term credential challenge, stale nonces, and each
@@ -133,7 +132,7 @@ final class Link {
         client = TURNClient(
             server: STUNAddress(ipv4: 192, 0, 2, 1, port: 3478), transport: transport,
             username: server.username, password: server.password,
-            now: .zero, random: SeededGenerator(seed: seed))
+            now: .zero, random: SeededRandom(seed: seed))
     }
 
     /// Delivers everything in flight both ways until the link is quiet.

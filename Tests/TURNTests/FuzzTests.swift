@@ -1,3 +1,4 @@
+import TestSupport
 import STUN
 import Testing
 @testable import TURN
@@ -16,7 +17,7 @@ private func corpus(_ server: FakeTURNServer) -> [[UInt8]] {
 
 @Test(arguments: [TURNTransport.udp, .tcp])
 func randomAndTruncatedInputNeverCrashes(transport: TURNTransport) {
-    var random = SeededGenerator(seed: transport == .udp ? 11 : 12)
+    var random = SeededRandom(seed: transport == .udp ? 11 : 12)
     let frames = corpus(FakeTURNServer())
     for round in 0..<3000 {
         let link = Link(transport, seed: UInt64(round))

@@ -38,7 +38,9 @@ long cshims_SSL_CTX_set1_groups_list(SSL_CTX *ctx, const char *list);
 long cshims_SSL_CTX_set_session_cache_mode(SSL_CTX *ctx, long mode);
 long cshims_SSL_SESS_CACHE_OFF(void);
 /// SSL_OP_NO_QUERY_MTU | SSL_OP_NO_TICKET | SSL_OP_NO_RENEGOTIATION |
-/// SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION
+/// SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_COMPRESSION |
+/// SSL_OP_NO_ENCRYPT_THEN_MAC (with it OpenSSL 3.0 fails a DTLS association on
+/// one forged CBC record with a bad MAC instead of dropping the record)
 uint64_t cshims_dtls_options(void);
 /// BIO_set_retry_read / BIO_clear_retry_flags
 void cshims_BIO_set_retry_read(BIO *bio);

@@ -1,14 +1,14 @@
 import STUN
 
-/// RFC 4787 behaviour of a NAT: how it maps and how it filters.
-enum Dependence: Hashable, Sendable {
+/// RFC 4787 behaviour of a NAT: how it maps (§4.1) and how it filters (§5).
+public enum Dependence: Hashable, Sendable {
     case endpointIndependent
     case addressDependent
     case addressAndPortDependent
 }
 
 /// The NAT kinds the tests combine, with their classic names.
-enum NATKind: String, CaseIterable, Hashable, Sendable, CustomStringConvertible {
+public enum NATKind: String, CaseIterable, Hashable, Sendable, CustomStringConvertible {
     /// No NAT: the host has a public address.
     case none
     /// EIM + EIF ("full cone").
@@ -22,9 +22,9 @@ enum NATKind: String, CaseIterable, Hashable, Sendable, CustomStringConvertible 
     /// A firewall that drops all UDP in and out.
     case udpBlocked
 
-    var mapping: Dependence { self == .symmetric ? .addressAndPortDependent : .endpointIndependent }
+    public var mapping: Dependence { self == .symmetric ? .addressAndPortDependent : .endpointIndependent }
 
-    var filtering: Dependence {
+    public var filtering: Dependence {
         switch self {
         case .none, .fullCone: .endpointIndependent
         case .addressRestricted: .addressDependent
@@ -32,18 +32,18 @@ enum NATKind: String, CaseIterable, Hashable, Sendable, CustomStringConvertible 
         }
     }
 
-    var description: String { rawValue }
+    public var description: String { rawValue }
 }
 
 /// A NAT between one private realm and the public one: mapping table and
 /// per-mapping filter permissions. Mappings never expire in these tests.
-final class NAT {
-    let kind: NATKind
-    let publicIP: [UInt8]
+public final class NAT {
+    public let kind: NATKind
+    public let publicIP: [UInt8]
     private var nextPort: UInt16 = 40000
     /// Like Linux `--random-fully`: each new mapping on a random free port
     /// in 1024…65535; otherwise ports count up from 40000.
-    private var randomPorts: SeededGenerator?
+    private var randomPorts: SeededRandom?
 
     private struct MappingKey: Hashable {
         let internalAddress: STUNAddress
@@ -60,7 +60,7 @@ final class NAT {
     private var mappings: [MappingKey: UInt16] = [:]
     private var bindings: [UInt16: Binding] = [:]
 
-    init(kind: NATKind, publicIP: [UInt8], randomPorts: SeededGenerator? = nil) {
+    public init(kind: NATKind, publicIP: [UInt8], randomPorts: SeededRandom? = nil) {
         self.kind = kind
         self.publicIP = publicIP
         self.randomPorts = randomPorts
@@ -80,7 +80,7 @@ final class NAT {
     /// The public source of a packet from `internalAddress` to
     /// `destination`, creating the mapping and filter permission; `nil`
     /// when UDP is blocked.
-    func outbound(from internalAddress: STUNAddress, to destination: STUNAddress) -> STUNAddress? {
+    public func outbound(from internalAddress: STUNAddress, to destination: STUNAddress) -> STUNAddress? {
         guard kind != .udpBlocked else { return nil }
         let key: MappingKey
         switch kind.mapping {
@@ -104,7 +104,7 @@ final class NAT {
 
     /// The internal destination of a packet arriving at `publicPort` from
     /// `source`, or `nil` when the filter drops it.
-    func inbound(to publicPort: UInt16, from source: STUNAddress) -> STUNAddress? {
+    public func inbound(to publicPort: UInt16, from source: STUNAddress) -> STUNAddress? {
         guard kind != .udpBlocked, let binding = bindings[publicPort] else { return nil }
         switch kind.filtering {
         case .endpointIndependent: return binding.internalAddress

@@ -1,2 +1,0 @@
-import TestSupport
-typealias SeededGenerator = SeededRandom
