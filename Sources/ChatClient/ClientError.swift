@@ -17,6 +17,8 @@ public enum ClientError: Error, Equatable, Sendable {
     case connectionLost(String)
     case interrupted
     case peerConnectionFailed(String)
+    /// The PAKE failed: another code, or someone in the middle.
+    case pakeFailed
 
     public var code: String {
         switch self {
@@ -35,6 +37,7 @@ public enum ClientError: Error, Equatable, Sendable {
         case .connectionLost: return "connection_lost"
         case .interrupted: return "interrupted"
         case .peerConnectionFailed: return "connection_failed"
+        case .pakeFailed: return "pake_failed"
         }
     }
 
@@ -71,6 +74,8 @@ public enum ClientError: Error, Equatable, Sendable {
             return "Interrupted."
         case .peerConnectionFailed(let reason):
             return "Could not connect to your peer: \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason)."
+        case .pakeFailed:
+            return "The codes did not match, or someone may be intercepting this chat: nothing was sent or shown, and this code cannot be tried again."
         }
     }
 }

@@ -152,3 +152,4 @@ public final class PAKEHandshake {
 
     deinit { wipeScalar() }
 }
+
