@@ -44,7 +44,7 @@ public enum ClientError: Error, Equatable, Sendable {
     public var message: String {
         switch self {
         case .invalidCode(let text):
-            return "'\(text)' is not a join code: a code is 6 digits, like 123456."
+            return "'\(text)' is not a join code: a code is 6 digits and two words, like 123456-brave-calm (or the 6 digits alone)."
         case .unreachable(let server, let reason):
             return "Cannot reach the chatcli server at \(server) (\(reason)). Start one with 'chatcli serve', or point to one with --server URL or CHATCLI_SERVER."
         case .tls(let server, let reason):
