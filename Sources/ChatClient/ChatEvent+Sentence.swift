@@ -5,7 +5,7 @@ extension ChatEvent {
     public var sentence: String? {
         switch self {
         case .code(let code, let expires, let server):
-            let spaced = "\(code.prefix(3)) \(code.dropFirst(3))"
+            let spaced = code.count == 6 ? "\(code.prefix(3)) \(code.dropFirst(3))" : code
             let validity = expires.flatMap(Timestamp.parseISO8601).map { " (valid until \(Timestamp.local($0)))" } ?? ""
             let option = server.map { " --server \($0)" } ?? ""
             return "Your code: \(spaced)\(validity)\nOn the other machine, run:  chatcli join \(code)\(option)"
