@@ -24,8 +24,8 @@ public enum ChatEvent: Equatable, Sendable {
     case closed
     /// ICE found a path (before DTLS).
     case ice(path: String, local: String, remote: String, rttMilliseconds: Int?)
-    /// The encrypted chat channel is open.
-    case connected(ConnectionInfo)
+    /// The encrypted chat channel is open; `auth` says whether the code proved the peer.
+    case connected(ConnectionInfo, auth: PeerAuth = .none)
     /// The channel is back after the path was lost (`after`: how long it was down).
     /// In `--json` it is another `connected` event, with the path now in use.
     case reconnected(ConnectionInfo, after: Duration?)
@@ -39,13 +39,22 @@ public enum ChatEvent: Equatable, Sendable {
     /// A `ctl` message from the peer (interactive mode only).
     case control(ControlMessage)
 
+    static func connectedJSON(_ info: ConnectionInfo, auth: PeerAuth?) -> JSON {
+        .object(["event": "connected", "path": .string(info.path), "local": .string(info.local),
+                 "remote": .string(info.remote), "sas": .string(info.sas), "rtt_ms": info.rttMilliseconds.map { JSON($0) } ?? .null,
+                 "auth": auth.map { .string($0.rawValue) }])
+    }
+
     public static func undeliveredSentence(_ n: Int) -> String {
         n == 1 ? "1 message you typed never reached your peer." : "\(n) messages you typed never reached your peer."
     }
 
     public var json: JSON? {
         switch self {
-        case .code(let code, let expires, _): return .object(["event": "code", "code": .string(code), "expires": expires.map(JSON.string)])
+        case .code(let code, let expires, _):
+            // `locator`: the six digits alone, for peers that cannot run the PAKE (Inviso, browsers).
+            return .object(["event": "code", "code": .string(code), "locator": .string(String(code.prefix(6))),
+                            "expires": expires.map(JSON.string)])
         case .waiting: return ["event": "waiting"]
         case .peerJoined: return ["event": "peer_joined"]
         case .peerLeft: return ["event": "peer_left"]
@@ -58,9 +67,10 @@ public enum ChatEvent: Equatable, Sendable {
         case .ice(let path, let local, let remote, let rtt):
             return .object(["event": "ice", "state": "connected", "path": .string(path), "local": .string(local),
                             "remote": .string(remote), "rtt_ms": rtt.map { JSON($0) } ?? .null])
-        case .connected(let info), .reconnected(let info, _):
-            return .object(["event": "connected", "path": .string(info.path), "local": .string(info.local),
-                            "remote": .string(info.remote), "sas": .string(info.sas), "rtt_ms": info.rttMilliseconds.map { JSON($0) } ?? .null])
+        case .connected(let info, let auth):
+            return Self.connectedJSON(info, auth: auth)
+        case .reconnected(let info, _):
+            return Self.connectedJSON(info, auth: nil)
         case .message(let text): return ["event": "message", "text": .string(text)]
         case .notSent(let code, let message): return ["event": "error", "error": .string(code), "message": .string(message)]
         case .progress, .notice, .controlReady, .control: return nil

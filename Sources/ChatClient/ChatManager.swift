@@ -1,4 +1,5 @@
 import Glibc
+import PAKE
 import ICE
 import PeerConnection
 import Runtime
@@ -70,6 +71,11 @@ public final class ChatManager {
     public var staysAfterPeerLeft: Bool {
         get { session.options.staysAfterPeerLeft }
         set { session.options.staysAfterPeerLeft = newValue }
+    }
+    /// The secret part of the code (join, or a resumed creator's saved code).
+    public var codeSecret: CodeSecret? {
+        get { session.options.codeSecret }
+        set { session.options.codeSecret = newValue }
     }
     public var inviteServer: String? {
         get { session.options.inviteServer }

@@ -21,6 +21,8 @@ public enum ClientError: Error, Equatable, Sendable {
     case peerConnectionFailed(PeerConnectionError)
     /// `--relay-only`, and no TURN server to relay through.
     case noTURN(NoTURN)
+    /// The PAKE failed: another code, or someone in the middle.
+    case pakeFailed
 
     public var code: String {
         switch self {
@@ -39,13 +41,14 @@ public enum ClientError: Error, Equatable, Sendable {
         case .connectionLost: return "connection_lost"
         case .interrupted: return "interrupted"
         case .peerConnectionFailed, .noTURN: return "connection_failed"
+        case .pakeFailed: return "pake_failed"
         }
     }
 
     public var message: String {
         switch self {
         case .invalidCode(let text):
-            return "'\(text)' is not a join code: a code is 6 digits, like 123456."
+            return "'\(text)' is not a join code: a code is 6 digits and two words, like 123456-brave-calm (or the 6 digits alone)."
         case .unreachable(let server, let reason):
             return "Cannot reach the chatcli server at \(server) (\(reason)). Start one with 'chatcli serve', or point to one with --server URL or CHATCLI_SERVER."
         case .tls(let server, let reason):
@@ -77,6 +80,8 @@ public enum ClientError: Error, Equatable, Sendable {
             return "Could not connect to your peer: \(error)."
         case .noTURN(let reason):
             return "Could not connect to your peer: --relay-only needs a TURN server, and \(reason) (see 'chatcli doctor')."
+        case .pakeFailed:
+            return "The codes did not match, or someone may be intercepting this chat: nothing was sent or shown, and this code cannot be tried again."
         }
     }
 }

@@ -20,7 +20,8 @@ public final class PeerConnection {
     var now: Duration
 
     var remote: SessionDescription?
-    var remoteFingerprint: Fingerprint?
+    /// The peer's certificate fingerprint, from its session description.
+    public internal(set) var remoteFingerprint: Fingerprint?
     var localSetup: DTLSSetup = .actpass
     var dtlsRole: DTLSEndpoint.Role?
     var dtls: DTLSEndpoint?

@@ -1,5 +1,6 @@
 import ChatClient
 import Glibc
+import PAKE
 import Runtime
 import Signaling
 import Terminal
@@ -21,13 +22,17 @@ enum ChatCommand {
         guard let iceServers = ICEServerOptions.entries(args) else { return 2 }
         let mode: ChatManager.Mode
         var expiresIn: Int?
+        var secret: CodeSecret?
         if join {
             let raw = args.positionals[0]
-            guard let code = JoinCode(userInput: raw)?.rawValue else {
-                printer.emitIfJSON(.error(.invalidCode(raw)))
-                return usage(ClientError.invalidCode(raw).message)
+            guard let code = PairingCode(userInput: raw) else {
+                let error = ClientError.invalidCode(raw)
+                printer.emitIfJSON(.error(error))
+                return usage(PairingCode.unknownWord(in: raw).map { "'\($0)' is not one of the code's words: check the code your peer gave you." }
+                             ?? error.message)
             }
-            mode = .join(code: code)
+            mode = .join(code: code.locator)
+            secret = code.secret
         } else {
             let text = args.value("expires") ?? "3600"
             guard let seconds = Int(text), (60...86400).contains(seconds) else {
@@ -43,12 +48,12 @@ enum ChatCommand {
             Output.write("chatcli: \(error.message)\n", to: 2)
             return error.status
         }
-        return chat(mode: mode, server: server, printer: printer, args: args, iceServers: iceServers, saving: saving)
+        return chat(mode: mode, server: server, printer: printer, args: args, iceServers: iceServers, saving: saving, secret: secret)
     }
 
     /// Runs the chat on an event loop until it ends; returns the exit status.
     static func chat(mode: ChatManager.Mode, server: ServerURL, printer: EventPrinter, args: ParsedArguments,
-                     iceServers: [ICEServerEntry], saving: Saving) -> Int32 {
+                     iceServers: [ICEServerEntry], saving: Saving, secret: CodeSecret? = nil) -> Int32 {
         let loop: EventLoop
         let connector: Connector
         do {
@@ -66,6 +71,7 @@ enum ChatCommand {
         if environment("CHATCLI_DEBUG_SESSION") != nil { manager.trace = { Output.write($0 + "\n", to: 2) } }
         saving.attach(to: manager, caFile: args.value("ca-file"), loop: loop)
         manager.extraICEServers = iceServers
+        manager.codeSecret = secret
         manager.relayOnly = args.has("relay-only")
         manager.hardNATProbing = args.has("hard-nat-probing")
         if server.description != Commands.defaultServer { manager.inviteServer = server.description }

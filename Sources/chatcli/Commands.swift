@@ -59,11 +59,19 @@ enum Commands {
     static let create = CommandSpec(
         name: "create",
         brief: "start a chat and print a code for your peer",
-        summary: "Start a chat: prints a 6-digit code for your peer to join with, then waits for them.",
+        summary: "Start a chat: prints a code like 123456-brave-calm for your peer to join with, then waits for them.",
         options: [.value("expires", "SECONDS", "How long the code and room live, 60…86400 (default 3600).")] + clientOptions,
         positionals: 0...0,
         details: interactiveDetails + "\n\n" + relayDetails
     )
+
+    static let codeDetails = """
+        The six digits find the chat on the server; the two words never leave your machines: both sides prove \
+        they typed the same code (a PAKE) before anything is shown or sent, so the chat is "verified by code" \
+        and no safety words need comparing. A wrong code ends the chat on both sides, and the code cannot be \
+        tried again. With only the six digits (as an Inviso or browser peer knows them) the chat works \
+        unproven: compare the safety words.
+        """
 
     /// `create --help` and `join --help`.
     static let interactiveDetails = """
@@ -76,10 +84,10 @@ enum Commands {
         name: "join",
         arguments: "CODE",
         brief: "join a chat with the code your peer gave you",
-        summary: "Join the chat your peer created, with the 6-digit code they gave you.",
+        summary: "Join the chat your peer created, with the code they gave you (123456-brave-calm).",
         options: clientOptions,
         positionals: 1...1,
-        details: interactiveDetails + "\n\n" + relayDetails
+        details: codeDetails + "\n\n" + interactiveDetails + "\n\n" + relayDetails
     )
 
     static let doctor = CommandSpec(

@@ -1,5 +1,6 @@
 import ChatClient
 import Glibc
+import PAKE
 import SessionStore
 import Terminal
 
@@ -11,9 +12,9 @@ enum ResumeCommand {
     static func run(_ args: ParsedArguments) -> Int32 {
         guard let iceServers = ICEServerOptions.entries(args) else { return 2 }
         do {
-            let (mode, server, recorder) = try prepare(args)
+            let (mode, server, recorder, secret) = try prepare(args)
             return ChatCommand.chat(mode: mode, server: server, printer: EventPrinter(jsonMode: args.has("json")),
-                                    args: args, iceServers: iceServers, saving: .saved(recorder))
+                                    args: args, iceServers: iceServers, saving: .saved(recorder), secret: secret)
         } catch {
             Output.write("chatcli: \(error.message)\n", to: 2)
             return error.status
@@ -21,7 +22,7 @@ enum ResumeCommand {
     }
 
     static func prepare(_ args: ParsedArguments) throws(CommandFailure)
-        -> (ChatManager.Mode, ServerURL, SessionRecorder)
+        -> (ChatManager.Mode, ServerURL, SessionRecorder, CodeSecret?)
     {
         let name = args.positionals[0]
         guard let store = StoreAccess.defaultStore(), store.exists else { throw .store(.unknownSession(name)) }
@@ -40,6 +41,7 @@ enum ResumeCommand {
             throw .store(.corrupted(reason: "session \"\(name)\" lacks its server or device id"))
         }
         let mode: ChatManager.Mode
+        var secret: CodeSecret?
         switch (record.status, record.role, record.roomID) {
         case (.closed, _, _):
             throw CommandFailure(
@@ -48,7 +50,10 @@ enum ResumeCommand {
         case (.accepted, _, let roomID?):
             mode = .resumeRoom(roomID: roomID, deviceID: deviceID)
         case (.pending, .creator, _):
-            mode = .resumeWaiting(code: record.code, deviceID: deviceID, expires: record.expires.map(Timestamp.iso8601))
+            // A waiting creator's code keeps its secret part until a peer joins.
+            let code = PairingCode(userInput: record.code)
+            mode = .resumeWaiting(code: code?.locator ?? record.code, deviceID: deviceID, expires: record.expires.map(Timestamp.iso8601))
+            secret = code?.secret
         default:
             throw .store(.corrupted(reason: "session \"\(name)\" is \(record.status.rawValue) without a room id"))
         }
@@ -62,6 +67,6 @@ enum ResumeCommand {
         }
         let recorder = SessionRecorder(store: access.store, passphrase: access.passphrase, server: record.serverURL,
                                        queued: contents.pendingPurges, existingName: name, lock: lock)
-        return (mode, server, recorder)
+        return (mode, server, recorder, secret)
     }
 }

@@ -89,6 +89,20 @@ final class FakePeer: PeerTransport {
         if let other, !dead { world.transmit(from: self, .closed) }
     }
 
+    /// The "certificate"'s fingerprint; a server in the middle (`World.interceptor`)
+    /// makes each side see its own certificate where the peer's should be.
+    var localCertificateFingerprint: [UInt8] { Self.fingerprint(certificate) }
+    var remoteCertificateFingerprint: [UInt8]? {
+        guard let remoteCertificate else { return nil }
+        return Self.fingerprint(world.interceptor.map { "\($0)-\(certificate)" } ?? remoteCertificate)
+    }
+
+    static func fingerprint(_ name: String) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        for (i, b) in name.utf8.enumerated() { bytes[i % 32] = bytes[i % 32] &* 31 &+ b }
+        return bytes
+    }
+
     static func cert(_ sdp: String) -> String? {
         sdp.split(separator: " ").first { $0.hasPrefix("cert=") }.map { String($0.dropFirst(5)) }
     }

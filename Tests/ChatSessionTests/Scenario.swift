@@ -8,7 +8,9 @@ extension World {
         let alice = start("alice", .create(expiresIn: 600), plain: alicePlain, interactive: interactive)
         try #require(run(until: { alice.code != nil }), "alice got a code: \(alice.events)")
         let bob = start("bob", .join(code: alice.code ?? ""), plain: bobPlain, interactive: interactive)
-        try #require(run(until: { alice.isConnected && bob.isConnected }, limit: .seconds(30)),
+        // Connected, and the code's PAKE settled (the `connected` event is out).
+        let announced = { (c: Client) in c.has { if case .connected = $0 { true } else { false } } }
+        try #require(run(until: { alice.isConnected && bob.isConnected && announced(alice) && announced(bob) }, limit: .seconds(30)),
                      "connected: \(alice.events) \(bob.events)")
         return (alice, bob)
     }

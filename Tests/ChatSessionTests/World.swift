@@ -1,5 +1,6 @@
 @testable import ChatClient
 import HTTP1
+import PAKE
 import PeerConnection
 import Signaling
 import SignalingServer
@@ -26,6 +27,9 @@ final class World {
     /// One-way delays.
     var serverDelay: Duration = .milliseconds(5)
     var peerDelay: Duration = .milliseconds(10)
+    /// A server in the middle: it terminates each side's DTLS with its own
+    /// certificate and relays the channels unchanged.
+    var interceptor: String?
 
     init(seed: UInt64 = 1) throws {
         rng = SeededRandom(seed: seed)
@@ -51,6 +55,13 @@ final class World {
     @discardableResult
     func start(_ name: String, _ mode: SessionMode, plain: Bool = false, interactive: Bool = false) -> Client {
         var options = ChatSession.Options(authority: "chat.test", host: "chat.test")
+        var mode = mode
+        // A code as printed (`123456-brave-bold`): the digits go to the server,
+        // the secret to the PAKE. A plain peer (a browser) only knows the digits.
+        if case .join(let code) = mode, code.count > 6 {
+            mode = .join(code: String(code.prefix(6)))
+            if !plain { options.codeSecret = CodeSecret(text: String(code.dropFirst(7))) }
+        }
         options.staysAfterPeerLeft = interactive
         let session = ChatSession(mode: mode, options: options, now: now, random: SeededRandom(seed: UInt64(clients.count + 100)))
         let client = Client(world: self, name: name, session: session, plain: plain)

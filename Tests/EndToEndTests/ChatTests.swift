@@ -99,7 +99,8 @@ import TestSupport
             chatcli = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"] + flags, name: "chatcli")
         } else {
             chatcli = try ChildProcess.chatcli(["create", "--server", server.url, "--json"] + flags, name: "chatcli")
-            let code = try #require(chatcli.waitForEvent("code")?["code"] as? String, "\(chatcli.transcript)")
+            // aiortc (like Inviso and browsers) knows only the six digits.
+            let code = try #require(chatcli.waitForEvent("code")?["locator"] as? String, "\(chatcli.transcript)")
             python = try ChildProcess(Harness.pythonPath, [script, server.url, "join", code, "--send", file, "--expect", "\(fromChatcli.count)"], name: "aiortc")
         }
         chatcli.write(lines(fromChatcli))

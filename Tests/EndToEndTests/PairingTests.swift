@@ -7,8 +7,9 @@ import Testing
         let server = try ServerProcess()
         let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
         let code = try #require(alice.waitForEvent("code"), "\(alice.transcript)")
-        let digits = try #require(code["code"] as? String)
+        let digits = try #require(code["locator"] as? String)
         #expect(digits.count == 6 && digits.allSatisfy(\.isASCII) && Int(digits) != nil)
+        #expect((code["code"] as? String)?.hasPrefix(digits + "-") == true)
         #expect((code["expires"] as? String)?.hasSuffix("Z") == true)
         #expect(alice.waitForEvent("waiting") != nil)
 
@@ -30,7 +31,7 @@ import Testing
         let alice = try ChildProcess.chatcli(["create", "--server", server.url], name: "alice")
         let line = try #require(alice.waitForLine { $0.contains("chatcli join") }, "\(alice.transcript)")
         // Both sides need the same server: the invite names it (not the default one).
-        #expect(line.range(of: #"chatcli join \d{6} --server "# + server.url + "$", options: .regularExpression) != nil, "\(line)")
+        #expect(line.range(of: #"chatcli join \d{6}-[a-z]+-[a-z]+ --server "# + server.url + "$", options: .regularExpression) != nil, "\(line)")
         #expect(alice.stdout.contains { $0.hasPrefix("Your code: ") && $0.contains("(valid until ") }, "\(alice.transcript)")
         let code = try #require(line.range(of: #"join \d{6}"#, options: .regularExpression).map { String(line[$0].suffix(6)) })
         let bob = try ChildProcess.chatcli(["join", code, "--server", server.url], name: "bob")

@@ -14,7 +14,7 @@ struct PassphrasePromptTests {
     static func homeWithStore(_ server: ServerProcess) throws -> (StoreHome, code: String) {
         let home = StoreHome()
         let p = try home.chatcli(["create", "--server", server.url, "--json"], name: "setup", passphrase: passphrase)
-        let code = try #require(p.waitForEvent("code", timeout: 20)?["code"] as? String, "\(p.transcript)")
+        let code = try #require(p.waitForEvent("code", timeout: 20)?["locator"] as? String, "\(p.transcript)")
         #expect(p.waitForEvent("waiting") != nil, "\(p.transcript)")
         p.signal(SIGINT)
         #expect(p.waitForExit() == 130, "\(p.transcript)")

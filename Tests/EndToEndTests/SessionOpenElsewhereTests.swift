@@ -19,7 +19,7 @@ import Testing
         let server = try ServerProcess()
         let home = StoreHome()
         let creator = try home.chatcli(["create", "--server", server.url, "--json"], name: "creator")
-        let code = try #require(creator.waitForEvent("code", timeout: 20)?["code"] as? String, "\(creator.transcript)")
+        let code = try #require(creator.waitForEvent("code", timeout: 20)?["locator"] as? String, "\(creator.transcript)")
         #expect(creator.waitForEvent("waiting") != nil, "\(creator.transcript)")
         // The creator itself holds its session once the record is written.
         try refused(home, code, holder: creator)

@@ -9,7 +9,8 @@ import Testing
         -> (ChildProcess, String)
     {
         let p = try home.chatcli(["create", "--server", server.url, "--json"] + extra, name: name)
-        let code = try #require(p.waitForEvent("code", timeout: 20)?["code"] as? String, "\(p.transcript)")
+        // Sessions are named by the six digits (the secret is not part of the name).
+        let code = try #require(p.waitForEvent("code", timeout: 20)?["locator"] as? String, "\(p.transcript)")
         #expect(p.waitForEvent("waiting") != nil, "\(p.transcript)")
         return (p, code)
     }
@@ -140,7 +141,7 @@ import Testing
         let viaFD = try ChildProcess("/bin/sh", ["-c", "exec \"$0\" sessions --json --passphrase-fd 3 3<\"$1\"", Harness.chatcliPath, file],
                                      name: "fd3", environment: home.environment(passphrase: nil))
         #expect(viaFD.waitForExit() == 0, "\(viaFD.transcript)")
-        #expect(viaFD.stdout.contains { $0.contains(#""code":"\#(code)""#) }, "\(viaFD.transcript)")
+        #expect(viaFD.stdout.contains { $0.contains(#""code":"\#(code)"#) }, "\(viaFD.transcript)")
         let wrongOld = try home.run(["sessions", "passwd"], passphrase: "nope")
         #expect(wrongOld.status == 1 && wrongOld.errorText.contains("wrong passphrase"), "\(wrongOld.transcript)")
     }
@@ -183,7 +184,7 @@ import Testing
         #expect(try aliceHome.session(code)?["status"] as? String == "pending")
 
         let alice = try aliceHome.chatcli(["resume", code, "--json"], name: "alice again")
-        #expect(alice.waitForEvent("code", timeout: 20)?["code"] as? String == code, "\(alice.transcript)")
+        #expect(alice.waitForEvent("code", timeout: 20)?["locator"] as? String == code, "\(alice.transcript)")
         #expect(alice.waitForEvent("waiting") != nil, "\(alice.transcript)")
         let bob = try StoreHome().chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
         #expect(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")

@@ -67,6 +67,7 @@ extension ChatSession {
         case .restart: restartNow()
         case .holdRelease: releaseHeld()
         case .forcedExit: finish(forcedExitStatus)
+        case .pakeDeadline: pakeDeadlinePassed()
         }
     }
 }
@@ -75,7 +76,7 @@ extension ClientError {
     /// Failures after which the room is gone for good, so a saved session is closed.
     var meansSessionEnded: Bool {
         switch self {
-        case .codeExpired, .roomNotFound: return true
+        case .codeExpired, .roomNotFound, .pakeFailed: return true
         default: return false
         }
     }

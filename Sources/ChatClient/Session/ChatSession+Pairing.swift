@@ -23,9 +23,12 @@ extension ChatSession {
         advance(now)
         switch mode {
         case .create(let expiresIn): createRoom(expiresIn: expiresIn, attemptsLeft: 20)
-        case .join(let code): accept(code)
+        case .join(let code):
+            prepareCodeSecret(locator: code)
+            accept(code)
         case .resumeWaiting(let code, _, let expires):
-            emit(.code(code, expires: expires, server: options.inviteServer))
+            prepareCodeSecret(locator: code)
+            emit(.code(displayCode(code), expires: expires, server: options.inviteServer))
             self.expires = expires
             showNotice()
             emit(.waiting)
@@ -77,8 +80,10 @@ extension ChatSession {
         switch RoomAPI.interpretCreate(response) {
         case .created(let expires):
             self.expires = expires
-            emit(.code(code, expires: expires, server: options.inviteServer))
-            actions.append(.session(.pending(code: code, deviceID: deviceID, expires: expires)))
+            prepareCodeSecret(locator: code)
+            emit(.code(displayCode(code), expires: expires, server: options.inviteServer))
+            // The secret is saved only while the room waits (a resumed creator shows the same code).
+            actions.append(.session(.pending(code: displayCode(code), deviceID: deviceID, expires: expires)))
             showNotice()
             emit(.waiting)
             state = .waitingForPeer(code: code)

@@ -1,3 +1,4 @@
+import PAKE
 import PeerConnection
 import Signaling
 import Wire
@@ -126,6 +127,7 @@ extension ChatSession {
         pendingHello = nil
         peerSpeaksDelivery = false
         timers.cancel(.holdRelease)
+        codeConnectionEnded()
     }
 
     // MARK: Peer events
@@ -146,13 +148,15 @@ extension ChatSession {
             pendingHello = outbox.connectionOpened()
             inbox.connectionOpened()
             peerSpeaksDelivery = false
-            emit(.connected(info))
+            codeConnectionOpened(info)
             flushOutbox()
         case .message(let text):
+            guard codeAuth.allowsChat else { codeAuth.heldIncoming.append(text); break }
             show(inbox.receive(text, now: now))
             if let since = inbox.holdingSince { timers.set(.holdRelease, at: since + Inbox.holdLimit) }
         case .controlOpen:
             emit(.controlReady)
+            startPAKEIfReady()
         case .controlMessage(let text):
             control(text)
         case .disconnected(let reason):
@@ -178,7 +182,12 @@ extension ChatSession {
 
     private func control(_ text: String) {
         guard let json = try? JSON.parse(text), text.utf8.count <= ControlMessage.maxBytes else { return }
+        if PAKEMessage.isPAKE(json) {
+            pakeMessage(PAKEMessage(json: json))
+            return
+        }
         if let delivery = DeliveryMessage(json: json) {
+            if case .hello = delivery { peerWentOnWithoutPAKE() }
             switch delivery {
             case .hello(let epoch, let next):
                 peerSpeaksDelivery = true
@@ -203,7 +212,7 @@ extension ChatSession {
 
     /// Sends what waits, if the channel is open.
     func flushOutbox() {
-        guard let peer, peer.isOpen else { return }
+        guard let peer, peer.isOpen, codeAuth.allowsChat else { return }
         for text in outbox.unsent {
             do { try peer.send(text: text) } catch { break }
             outbox.sent()

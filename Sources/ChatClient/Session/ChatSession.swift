@@ -1,4 +1,5 @@
 import HTTP1
+import PAKE
 import PeerConnection
 import Signaling
 
@@ -30,6 +31,8 @@ public final class ChatSession {
         public var inviteServer: String?
         /// Printed once (not in `--json` mode) when pairing succeeded.
         public var notice: String?
+        /// The secret part of the code the joiner typed (`123456-brave-bold`).
+        public var codeSecret: CodeSecret?
 
         public init(authority: String, host: String) {
             self.authority = authority
@@ -98,6 +101,8 @@ public final class ChatSession {
     var peerSpeaksDelivery = false
     var inputEnded = false
     public internal(set) var counters = ChatCounters()
+    /// The code's PAKE and the peer's proven identity (ChatSession+PAKE).
+    var codeAuth = CodeAuthentication()
 
     public init(mode: SessionMode, options: Options, now: Duration, random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
         self.mode = mode
@@ -141,7 +146,7 @@ public final class ChatSession {
     func afterInput() {
         guard let peer, peer.isOpen else { return }
         if peer.isControlOpen {
-            if let hello = pendingHello {
+            if let hello = pendingHello, codeAuth.allowsChat {
                 pendingHello = nil
                 try? peer.sendControl(hello.text)
             }

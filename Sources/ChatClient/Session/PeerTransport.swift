@@ -19,6 +19,10 @@ public protocol PeerTransport: AnyObject {
     /// The first `n` chat messages sent here reached the peer's SCTP.
     var chatMessagesAcknowledged: Int { get }
     var isFullyAcknowledged: Bool { get }
+    /// Our DTLS certificate's SHA-256 fingerprint.
+    var localCertificateFingerprint: [UInt8] { get }
+    /// The peer's, once its session description is in (DTLS enforces it).
+    var remoteCertificateFingerprint: [UInt8]? { get }
 
     func createOffer() -> String
     func acceptOffer(_ sdp: String) throws(PeerConnectionError) -> String
@@ -35,4 +39,6 @@ public protocol PeerTransport: AnyObject {
 
 extension PeerConnection: PeerTransport {
     public var selectedPath: String? { selectedPair?.path }
+    public var localCertificateFingerprint: [UInt8] { localFingerprint.bytes }
+    public var remoteCertificateFingerprint: [UInt8]? { remoteFingerprint?.bytes }
 }

@@ -8,6 +8,8 @@ enum SessionTimer: Hashable, CaseIterable {
     case holdRelease
     /// A signal asked to leave: exit by now whatever the network does.
     case forcedExit
+    /// The peer never answered the PAKE (it does not know it, or went silent).
+    case pakeDeadline
 }
 
 struct SessionTimers {

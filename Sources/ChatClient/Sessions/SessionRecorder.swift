@@ -92,7 +92,7 @@ public final class SessionRecorder {
     private func add(code: String, deviceID: String, _ make: (String) -> SessionRecord) throws(SessionStoreError) -> String {
         let name = try store.withLockedStore(passphrase: passphrase) { contents throws(SessionStoreError) in
             // The name was checked before the room existed; another chatcli may have taken it since.
-            let name = contents.uniqueName(base: requestedName ?? code)
+            let name = contents.uniqueName(base: requestedName ?? String(code.prefix(6)))
             try contents.add(make(name))
             return name
         }
@@ -111,7 +111,12 @@ public final class SessionRecorder {
         guard let name else { return }
         do {
             try store.withLockedStore(passphrase: passphrase) { contents throws(SessionStoreError) in
-                try contents.updateStatus(name: name, to: status, roomID: roomID)
+                try contents.update(name: name) { record in
+                    record.status = status
+                    if let roomID { record.roomID = roomID }
+                    // Once paired, the code's secret part is no longer kept.
+                    record.code = String(record.code.prefix(6))
+                }
             }
         } catch .unknownSession {
             // Removed with `chatcli sessions rm` while the chat ran: nothing left to update.

@@ -13,7 +13,13 @@ public struct SafetyWords: Equatable, Sendable {
 
     /// A connection is up with `sas`: what to tell the user, besides the
     /// connection sentence (which shows the words).
-    public mutating func connected(sas: String) -> (kind: ChatStyle.Kind, text: String)? {
+    /// `verifiedByCode`: the PAKE proved this connection, so it is verified without words.
+    public mutating func connected(sas: String, verifiedByCode: Bool = false) -> (kind: ChatStyle.Kind, text: String)? {
+        if verifiedByCode {
+            current = sas
+            verified = true
+            return nil
+        }
         guard let previous = current else {
             current = sas
             return (.notice, "Type /verify to see how to compare the safety words.")

@@ -6,7 +6,7 @@ extension ChatEvent {
     public var sentence: String? {
         switch self {
         case .code(let code, let expires, let server):
-            let spaced = "\(code.prefix(3)) \(code.dropFirst(3))"
+            let spaced = code.count == 6 ? "\(code.prefix(3)) \(code.dropFirst(3))" : code
             let validity = expires.flatMap(Timestamp.parseISO8601).map { " (valid until \(Timestamp.local($0)))" } ?? ""
             let option = server.map { " --server \($0)" } ?? ""
             return "Your code: \(spaced)\(validity)\nOn the other machine, run:  chatcli join \(code)\(option)"
@@ -21,10 +21,12 @@ extension ChatEvent {
         case .closed, .controlReady, .control: return nil
         case .progress(let text): return text
         case .ice(let path, _, _, _): return "Found a \(path == "relay" ? "relayed" : "direct") path to your peer; securing it…"
-        case .connected(let info):
+        case .connected(let info, let auth):
             let how = info.path == "relay" ? "through a relay" : "directly"
             let rtt = info.rttMilliseconds.map { ", round trip \($0) ms" } ?? ""
-            return "Connected \(how) (\(info.local) ↔ \(info.remote)\(rtt)), end-to-end encrypted.\n"
+            let connected = "Connected \(how) (\(info.local) ↔ \(info.remote)\(rtt)), end-to-end encrypted"
+            if auth == .pake { return connected + ", verified by code." }
+            return connected + ".\n"
                 + "Safety words: \(info.sas) — read them to your peer; if theirs differ, someone is in the middle."
         case .reconnected(let info, let outage):
             let how = info.path == "relay" ? "through a relay" : "directly"

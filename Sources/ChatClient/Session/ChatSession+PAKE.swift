@@ -1,0 +1,213 @@
+import PAKE
+import PeerConnection
+import Wire
+
+/// Whether the code proved who the peer is (`connected`'s `auth`).
+public enum PeerAuth: String, Sendable {
+    /// Both sides proved the same secret code over this connection's certificates.
+    case pake
+    /// Not proven by code: the safety words must be compared.
+    case none
+}
+
+/// The code's PAKE for the current connection, and what it proved.
+struct CodeAuthentication {
+    /// The code's secret part (ours if we created it, typed if we joined).
+    var secret: CodeSecret?
+    /// The six digits, part of the password (PRS) with the secret.
+    var locator: String?
+    /// The joiner typed a secret: never fall back to an unproven chat.
+    var typedSecret = false
+    var handshake: PAKEHandshake?
+    /// The current connection's outcome; nil while the PAKE runs.
+    var settled: PeerAuth?
+    /// The PAKE settled once: later connections are judged by the proven certificate alone.
+    var ran = false
+    /// The peer's certificate once proven, for later connections in this process.
+    var provenFingerprint: [UInt8]?
+    /// The `connected` event and the peer's messages, held until the PAKE settles.
+    var heldConnected: ConnectionInfo?
+    var heldIncoming: [String] = []
+    /// Without a secret: the user was told the peer's code had one.
+    var toldUnproven = false
+
+    /// Chat messages may flow (both ways) on the current connection.
+    var allowsChat: Bool { settled != nil }
+
+    /// The whole code as typed, the PAKE's password.
+    var password: [UInt8] { Array("\(locator ?? "")-\(secret?.description ?? "")".utf8) }
+}
+
+/// The PAKE over the `ctl` channel (CPace with key confirmation, see
+/// `PAKEHandshake`): run once the `chat` and `ctl` channels are open; until
+/// it settles nothing typed is sent, nothing received is shown, and the
+/// `connected` event waits. A failure ends the chat (exit 1) and burns the
+/// room; a peer that runs no PAKE (no secret, or Inviso or a browser) leaves
+/// the chat unproven, said out loud on both sides.
+extension ChatSession {
+    /// How long a peer gets to start or answer the PAKE once the channel is open.
+    static let pakeDeadline: Duration = .seconds(10)
+
+    /// The code as shown to the user: the locator, then the secret if any.
+    func displayCode(_ locator: String) -> String {
+        guard let secret = codeAuth.secret else { return locator }
+        return "\(locator)-\(secret)"
+    }
+
+    func prepareCodeSecret(locator: String) {
+        codeAuth.locator = locator
+        switch mode {
+        case .create:
+            if codeAuth.secret == nil { codeAuth.secret = CodeSecret.random(using: &rng) }
+        case .join:
+            codeAuth.secret = options.codeSecret
+            codeAuth.typedSecret = options.codeSecret != nil
+        case .resumeWaiting, .resumeRoom:
+            codeAuth.secret = options.codeSecret
+        }
+    }
+
+    /// The chat channel opened: announce it now, or once the PAKE settled.
+    func codeConnectionOpened(_ info: ConnectionInfo) {
+        guard codeAuth.secret != nil, !codeAuth.ran else {
+            codeAuth.settled = reconnectionAuth()
+            emit(.connected(info, auth: codeAuth.settled ?? .none))
+            return
+        }
+        codeAuth.settled = nil
+        codeAuth.heldConnected = info
+        timers.set(.pakeDeadline, at: now + Self.pakeDeadline)
+        startPAKEIfReady()
+    }
+
+    /// A later connection of a proven chat: proven again only with the same certificate.
+    private func reconnectionAuth() -> PeerAuth {
+        guard let proven = codeAuth.provenFingerprint else { return .none }
+        if peer?.remoteCertificateFingerprint == proven { return .pake }
+        emit(.notice("Your peer reconnected with a new certificate, which the code did not prove: compare the safety words."))
+        codeAuth.provenFingerprint = nil
+        return .none
+    }
+
+    func codeConnectionEnded() {
+        codeAuth.handshake = nil
+        codeAuth.heldConnected = nil
+        codeAuth.heldIncoming = []
+        codeAuth.settled = nil
+        timers.cancel(.pakeDeadline)
+    }
+
+    /// The offerer starts once both channels are open (the answerer waits for its share).
+    func startPAKEIfReady() {
+        guard codeAuth.settled == nil, codeAuth.heldConnected != nil, let peer, peer.isOpen, peer.isControlOpen,
+              peer.isOfferer, let handshake = makeHandshake() else { return }
+        if let first = handshake.start() { sendPAKE(first) }
+    }
+
+    private func makeHandshake() -> PAKEHandshake? {
+        if let handshake = codeAuth.handshake { return handshake }
+        guard codeAuth.secret != nil, let peer, let remote = peer.remoteCertificateFingerprint, let roomID = currentRoomID else { return nil }
+        let local = peer.localCertificateFingerprint
+        let binding = PAKEBinding(roomID: roomID, offererFingerprint: peer.isOfferer ? local : remote,
+                                  answererFingerprint: peer.isOfferer ? remote : local)
+        let handshake = PAKEHandshake(role: peer.isOfferer ? .initiator : .responder, prs: codeAuth.password, binding: binding, random: &rng)
+        codeAuth.handshake = handshake
+        return handshake
+    }
+
+    /// A `pake` message on `ctl` (nil: malformed).
+    func pakeMessage(_ message: PAKEMessage?) {
+        guard codeAuth.secret != nil else {
+            // We typed only the digits; the peer's code had a secret part
+            // (it started the PAKE, or says it waited for one in vain).
+            switch message {
+            case .share?: sendPAKE(.unproven)
+            case .unproven?: break
+            default: return
+            }
+            if !codeAuth.toldUnproven {
+                codeAuth.toldUnproven = true
+                emit(.notice("Your peer's code has a secret part that you did not type, so the code does not prove who your peer is: compare the safety words."))
+            }
+            return
+        }
+        guard codeAuth.settled == nil, codeAuth.heldConnected != nil, let handshake = makeHandshake() else {
+            if case .failed? = message, codeAuth.settled != nil { pakeFailed() }
+            return
+        }
+        let reply = message.map { handshake.receive($0) } ?? handshake.receiveMalformed()
+        if let reply { sendPAKE(reply) }
+        settleIfDone()
+    }
+
+    /// The peer's delivery `hello` came while we waited for the PAKE: it runs none.
+    func peerWentOnWithoutPAKE() {
+        guard codeAuth.secret != nil, codeAuth.settled == nil, codeAuth.heldConnected != nil else { return }
+        let handshake = makeHandshake()
+        if let reply = handshake?.peerSkipped() { sendPAKE(reply) }
+        settle(handshake?.outcome ?? .unproven)
+    }
+
+    func pakeDeadlinePassed() {
+        guard codeAuth.settled == nil, codeAuth.heldConnected != nil else { return }
+        guard let handshake = makeHandshake() else {
+            settle(.unproven)
+            return
+        }
+        if let reply = handshake.peerSkipped() { sendPAKE(reply) }
+        settleIfDone()
+    }
+
+    private func settleIfDone() {
+        if let outcome = codeAuth.handshake?.outcome { settle(outcome) }
+    }
+
+    private func settle(_ outcome: PAKEHandshake.Outcome) {
+        timers.cancel(.pakeDeadline)
+        codeAuth.ran = true
+        switch outcome {
+        case .verified:
+            codeAuth.provenFingerprint = peer?.remoteCertificateFingerprint
+            release(.pake)
+        case .unproven where codeAuth.typedSecret:
+            pakeFailed()
+        case .unproven:
+            emit(.notice("Your peer did not prove the code's secret part (it may only know the six digits): compare the safety words."))
+            release(.none)
+        case .failed:
+            pakeFailed()
+        }
+    }
+
+    /// The PAKE settled: the `connected` event, then what was held both ways.
+    private func release(_ auth: PeerAuth) {
+        codeAuth.settled = auth
+        codeAuth.handshake = nil
+        if let info = codeAuth.heldConnected { emit(.connected(info, auth: auth)) }
+        codeAuth.heldConnected = nil
+        let held = codeAuth.heldIncoming
+        codeAuth.heldIncoming = []
+        for text in held { show(inbox.receive(text, now: now)) }
+        flushOutbox()
+    }
+
+    /// Another code, or someone in the middle: nothing shown or sent, the
+    /// saved session closed, the room left (so the code cannot be tried again).
+    private func pakeFailed() {
+        codeAuth.heldIncoming = []
+        codeAuth.heldConnected = nil
+        timers.cancel(.pakeDeadline)
+        switch state {
+        case .finished, .leaving: return
+        default: break
+        }
+        emit(.error(.pakeFailed))
+        closeSession()
+        leave(status: 1)
+    }
+
+    private func sendPAKE(_ message: PAKEMessage) {
+        guard let peer, peer.isControlOpen else { return }
+        try? peer.sendControl(message.text)
+    }
+}

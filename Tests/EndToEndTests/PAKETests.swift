@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+/// Codes with a secret part through the real binary: the PAKE proves the
+/// peer ("auth":"pake"), a wrong secret ends both sides with pake_failed and
+/// burns the code, and the six digits alone still pair, unproven.
+@Suite(.serialized) struct PAKEEndToEndTests {
+    @Test func theWholeCodeVerifiesBothSides() throws {
+        let server = try ServerProcess()
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        #expect(code.count > 7, "a secret part: \(code)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        alice.write("hello bob\n")
+        bob.write("hello alice\n")
+        let a = try #require(alice.waitForEvent("connected", timeout: 30), "\(alice.transcript)\n\(bob.transcript)")
+        let b = try #require(bob.waitForEvent("connected", timeout: 30), "\(bob.transcript)")
+        #expect(a["auth"] as? String == "pake" && b["auth"] as? String == "pake")
+        #expect(alice.waitForMessages(count: 1) == ["hello alice"])
+        #expect(bob.waitForMessages(count: 1) == ["hello bob"])
+        alice.closeInput()
+        #expect(alice.waitForExit() == 0, "\(alice.transcript)")
+        bob.closeInput()
+        #expect(bob.waitForExit() == 0, "\(bob.transcript)")
+        // Only the six digits ever reached the server's log.
+        let secret = String(code.dropFirst(7))
+        #expect(!server.process.transcript.contains(secret), "the server never sees the secret")
+    }
+
+    @Test func aWrongSecretFailsBothSidesDeliversNothingAndBurnsTheCode() throws {
+        let server = try ServerProcess()
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let words = code.dropFirst(7).split(separator: "-")
+        let wrong = String(code.prefix(6)) + "-" + (words.first == "able" ? "zesty" : "able") + "-" + (words.last ?? "")
+        let bob = try ChildProcess.chatcli(["join", wrong, "--server", server.url, "--json"], name: "bob")
+        alice.write("secret for bob\n")
+        bob.write("secret for alice\n")
+        for p in [alice, bob] {
+            let error = try #require(p.waitForEvent("error", timeout: 30), "\(p.transcript)")
+            #expect(error["error"] as? String == "pake_failed", "\(p.transcript)")
+            #expect((error["message"] as? String)?.contains("did not match") == true)
+            #expect(p.waitForExit(timeout: 20) == 1, "\(p.transcript)")
+            #expect(!p.stdout.contains { $0.contains(#""event":"message""#) || $0.contains(#""event":"connected""#) }, "\(p.transcript)")
+        }
+        // One guess per room: nobody can try the code again.
+        let carol = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "carol")
+        #expect(carol.waitForExit(timeout: 20) == 1, "\(carol.transcript)")
+        #expect(!carol.stdout.contains { $0.contains(#""event":"connected""#) })
+    }
+
+    @Test func theSixDigitsAlonePairUnprovenWithSafetyWords() throws {
+        let server = try ServerProcess()
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
+        let locator = try #require(alice.waitForEvent("code")?["locator"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", locator, "--server", server.url, "--json"], name: "bob")
+        alice.write("hi\n")
+        let a = try #require(alice.waitForEvent("connected", timeout: 30), "\(alice.transcript)\n\(bob.transcript)")
+        let b = try #require(bob.waitForEvent("connected", timeout: 30), "\(bob.transcript)")
+        #expect(a["auth"] as? String == "none" && b["auth"] as? String == "none")
+        #expect(a["sas"] as? String == b["sas"] as? String)
+        #expect(bob.waitForMessages(count: 1) == ["hi"])
+        #expect(alice.stderr.contains { $0.contains("compare the safety words") }, "\(alice.transcript)")
+        #expect(bob.stderr.contains { $0.contains("compare the safety words") }, "\(bob.transcript)")
+        alice.closeInput()
+        #expect(alice.waitForExit() == 0)
+        bob.closeInput()
+        #expect(bob.waitForExit() == 0)
+    }
+
+    @Test func aMistypedWordIsAUsageErrorThatNamesIt() throws {
+        let p = try ChildProcess.chatcli(["join", "123456-brave-otter", "--server", "http://127.0.0.1:9"], name: "typo")
+        #expect(p.waitForExit() == 2)
+        #expect(p.stderr.contains { $0.contains("'otter' is not one of the code's words") }, "\(p.transcript)")
+    }
+}
