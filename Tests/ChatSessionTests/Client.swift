@@ -61,14 +61,12 @@ final class Client {
 
     func signalingEvent(_ event: SignalingEvent) {
         guard !crashed else { return }
-        if Self.trace { print("T \(world.now) \(certificate) SIGNAL \(event)") }
         session.handleSignaling(event, now: world.now)
         process()
     }
 
     func deliver(_ event: PeerConnectionEvent, to peer: FakePeer) {
         guard !crashed else { return }
-        if Self.trace { print("T \(world.now) \(certificate) PEER \(ObjectIdentifier(peer)) \(event)") }
         session.handlePeer(event, from: peer, now: world.now)
         process()
     }
@@ -87,9 +85,7 @@ final class Client {
         }
     }
 
-    nonisolated(unsafe) static var trace = false
     private func perform(_ action: SessionAction) {
-        if Self.trace { print("T \(world.now) \(certificate) ACTION \(action)") }
         switch action {
         case .http(let id, let request, _):
             world.rest(request, id: id, from: self)
