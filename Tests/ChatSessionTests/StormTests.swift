@@ -5,21 +5,13 @@ import TestSupport
 /// Random storms of crashes, resumes, server restarts and typing: whatever
 /// happens, every line typed by a process that lives to the end reaches the
 /// other side's screens exactly once, in order. Hundreds of worlds, each a
-/// few milliseconds of real time.
+/// few milliseconds of real time. (Offer glare after a resume during server
+/// restarts stalled 10 of the first 200 seeds until the initiator became
+/// the impolite side; see `ChatSession.offerCollides`.)
 @Suite struct StormTests {
-    /// Seeds whose storm stalls: after a resume during repeated server
-    /// restarts no new connection forms, so the survivor's lines wait
-    /// forever (found by this test; open, see CHANGELOG "Known issues").
-    /// A listed seed that starts passing fails the test, so the list stays true.
-    static let stalling: Set<Int> = [3, 43, 44, 48, 51, 82, 102, 111, 116, 181]
-
-    @Test(arguments: 1...200)
+    @Test(arguments: 1...1000)
     func everyLineOfASurvivorArrivesExactlyOnceInOrder(seed: Int) throws {
-        if Self.stalling.contains(seed) {
-            try withKnownIssue("a resume during server restarts can stall renegotiation") { try storm(seed: seed) }
-        } else {
-            try storm(seed: seed)
-        }
+        try storm(seed: seed)
     }
 
     func storm(seed: Int) throws {

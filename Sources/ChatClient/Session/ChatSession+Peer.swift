@@ -54,6 +54,7 @@ extension ChatSession {
         peer = transport
         if transport.isOfferer {
             actions.append(.signaling(.send(.offer(sdp: transport.createOffer()))))
+            offerSentAt = now
         } else if let offer = earlyOffer {
             earlyOffer = nil
             answer(offer, on: transport)
@@ -73,6 +74,8 @@ extension ChatSession {
         switch type {
         case MessageType.webrtcOffer:
             guard let sdp = payload["sdp"]?.stringValue else { return }
+            if offerCollides(sdp) { return }
+            offerSentAt = nil
             if let peer, peer.canRestartICE, peer.isSameSession(sdp) {
                 answer(sdp, on: peer)   // the offerer restarted ICE on the connection we have
                 return
@@ -83,6 +86,7 @@ extension ChatSession {
             requestPeer(isOfferer: false)
         case MessageType.webrtcAnswer:
             guard let sdp = payload["sdp"]?.stringValue, let peer else { return }
+            offerSentAt = nil
             do {
                 try peer.acceptAnswer(sdp)
             } catch PeerConnectionError.certificateChanged {
@@ -104,6 +108,19 @@ extension ChatSession {
         }
     }
 
+    /// Offer glare (both sides offered at once, e.g. a resumed initiator and
+    /// a peer restarting ICE): as in WebRTC's perfect negotiation, the room's
+    /// initiator is the impolite side and ignores an offer that collides with
+    /// its own recent one; the other side drops its offer and answers. An
+    /// unanswered offer stops counting after `glareWindow` (its answer may
+    /// have been lost in a signaling outage).
+    func offerCollides(_ sdp: String) -> Bool {
+        guard isRoomInitiator, let sent = offerSentAt, now < sent + Self.glareWindow else { return false }
+        return true
+    }
+
+    static let glareWindow: Duration = .seconds(10)
+
     private func answer(_ sdp: String, on peer: any PeerTransport) {
         do {
             actions.append(.signaling(.send(.answer(sdp: try peer.acceptOffer(sdp)))))
@@ -115,6 +132,7 @@ extension ChatSession {
     /// Closes the current connection gracefully (its unacknowledged
     /// messages go out again on the next one).
     func closePeer() {
+        offerSentAt = nil
         guard let peer else { return }
         actions.append(.closePeer(peer))
         connectionEnded()

@@ -58,6 +58,7 @@ extension ChatSession {
     func sendRestartOffer() {
         guard let peer else { return }
         actions.append(.signaling(.send(.offer(sdp: peer.restartICE()))))
+        offerSentAt = now
     }
 
     func pathRestored(_ info: ConnectionInfo) {

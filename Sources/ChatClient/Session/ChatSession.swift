@@ -86,6 +86,9 @@ public final class ChatSession {
     var peerRequest = 0
     /// The room's initiator role, from the last `room_ready`.
     var isRoomInitiator = false
+    /// When our offer (fresh or an ICE restart) went out and no answer has
+    /// come yet: the signaling state "have-local-offer", for offer glare.
+    var offerSentAt: Duration?
     var earlyCandidates: [String?] = []
     var earlyOffer: String?
     var pathDownSince: Duration?
