@@ -1,3 +1,5 @@
+import Redis
+
 /// Everything `chatcli serve` can be told (WireProtocol §4).
 public struct ServerConfiguration: Sendable {
     public var host = "0.0.0.0"
@@ -13,6 +15,10 @@ public struct ServerConfiguration: Sendable {
     public var turnMembersOnly = false
     public var missedAcceptsPerMinute = 10
     public var logAddresses = false
+    /// Rooms, seats and relays in Redis (`serve --redis`) instead of SQLite.
+    public var redis: RedisConnection.Settings?
+    /// Prefix of every Redis key, so one Redis can serve several clusters.
+    public var redisKeyPrefix = "chatcli:"
 
     public init() {}
 }

@@ -16,6 +16,9 @@ enum Commands {
             .flag("turn-members-only", "Give TURN credentials only to members of a live room (see above)."),
             .value("rate-limit", "N", "Missed accepts allowed per client address per minute (default 10)."),
             .flag("log-addresses", "Log client addresses in full (they are redacted by default)."),
+            .value("redis", "URL", "Keep rooms in Redis, shared by every instance (redis://[user@]HOST:PORT[/DB], rediss:// for TLS)."),
+            .value("redis-password-file", "F", "File holding the Redis password (or set CHATCLI_REDIS_PASSWORD)."),
+            .value("redis-ca", "F", "CA certificates (PEM) to verify a rediss:// server (default: the system store)."),
         ],
         positionals: 0...0,
         details: """
@@ -27,6 +30,11 @@ enum Commands {
             (?roomid=R&deviceId=D) gets credentials for that member only, expiring with the room at the latest; \
             with --turn-members-only, a request that names no room gets the STUN entry alone (chatcli peers \
             always name their room). Credentials cannot be revoked before they expire.
+
+            With --redis, several instances behind a load balancer share rooms, rate limits, long polls and \
+            the signaling relay; --db is not used. While Redis is unreachable, /healthz and the room routes \
+            answer 503 with Retry-After. SIGTERM drains: WebSockets close with 1001 so clients move to \
+            another instance, their seats are freed, then the process exits.
             """
     )
 
