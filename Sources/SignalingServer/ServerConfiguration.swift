@@ -5,6 +5,9 @@ public struct ServerConfiguration: Sendable {
     public var host = "0.0.0.0"
     public var port: UInt16 = 8080
     public var stunPort: UInt16 = 3478
+    /// The STUN port `/api/ice-servers` names when it differs from
+    /// `stunPort` (a load balancer or NAT in front maps it).
+    public var publicSTUNPort: UInt16?
     /// The SQLite file; `chatcli serve` defaults it to `RoomDatabasePath.standard`.
     public var databasePath = "chatcli-rooms.db"
     public var tlsCertificateFile: String?

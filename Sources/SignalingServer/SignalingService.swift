@@ -39,7 +39,7 @@ public final class SignalingService {
         self.config = config
         log = AccessLog(showAddresses: config.logAddresses)
         let iceServers = ICEServerConfiguration(
-            stunPort: Int(config.stunPort), turnURLs: config.turnURLs, turnSecret: config.turnSecret,
+            stunPort: Int(config.publicSTUNPort ?? config.stunPort), turnURLs: config.turnURLs, turnSecret: config.turnSecret,
             membersOnly: config.turnMembersOnly, fallbackHost: config.host)
         if let redis = config.redis {
             (registry, router, hub, cluster) = try Self.clusterParts(loop: loop, config: config, redis: redis, iceServers: iceServers, log: log)

@@ -8,6 +8,7 @@ enum Commands {
             .value("host", "H", "Address to listen on (default 0.0.0.0; use :: for IPv6 and IPv4)."),
             .value("port", "P", "HTTP/WebSocket port (default 8080)."),
             .value("stun-port", "P", "STUN Binding port; the next port answers too (default 3478)."),
+            .value("public-stun-port", "P", "STUN port to name in /api/ice-servers when a load balancer maps it (default --stun-port)."),
             .value("db", "PATH", "SQLite file that keeps rooms across restarts (default $XDG_STATE_HOME/chatcli/rooms.db, else ~/.local/state/chatcli/rooms.db)."),
             .value("tls-cert", "F", "PEM certificate chain: serve HTTPS and WSS directly."),
             .value("tls-key", "F", "PEM private key for --tls-cert."),

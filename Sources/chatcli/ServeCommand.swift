@@ -53,6 +53,7 @@ enum ServeCommand {
         if let host = args.value("host") { config.host = host }
         config.port = try port(args, "port", default: 8080)
         config.stunPort = try port(args, "stun-port", default: 3478)
+        if args.value("public-stun-port") != nil { config.publicSTUNPort = try port(args, "public-stun-port", default: config.stunPort) }
         if config.stunPort == 65535 { throw UsageError(message: "--stun-port must be below 65535: the next port answers STUN too") }
         if let db = args.value("db") { config.databasePath = db }
         switch (args.value("tls-cert"), args.value("tls-key")) {

@@ -6,6 +6,7 @@ CHATCLI_APT_PACKAGES=(
   openssl ca-certificates python3 python3-venv python3-pip
   tmux iproute2 iptables nftables coturn
   groff-base zsh
+  redis-server haproxy
 )
 # PyPI packages for the independent interop peers.
 CHATCLI_PIP_PACKAGES=(websockets aiortc)

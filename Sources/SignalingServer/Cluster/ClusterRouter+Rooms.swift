@@ -10,7 +10,10 @@ extension ClusterRouter {
         link.commands.send(["PING"]) { [weak self] result in
             guard let self else { return }
             switch result {
-            case .success: self.finishHealth(token, .json(200, ["ok": true]))
+            case .success:
+                // The body stays WireProtocol's; the header tells operators (and
+                // tests) how many long polls this instance holds.
+                self.finishHealth(token, HTTPResponse.json(200, ["ok": true]).with("X-Long-Polls", String(self.parkedCount)))
             case .failure: self.finishHealth(token, .json(503, ["ok": false, "error": "redis_unavailable"]).with("Retry-After", "1"))
             }
         }

@@ -36,6 +36,8 @@ final class ClusterRouter: RequestRouting {
     private var waitersByCode: [JoinCode: [LongPollToken]] = [:]
     private var recentWakes: [JoinCode: Instant] = [:]
     private var completed: [(LongPollToken, HTTPResponse)] = []
+    /// Inside `handle`: an answer found at once is returned, not announced.
+    private var handling = false
     /// Called when held requests have answers to collect.
     var onCompletion: (() -> Void)?
 
@@ -47,7 +49,8 @@ final class ClusterRouter: RequestRouting {
         self.random = random
     }
 
-    var waiterCount: Int { held.count }
+    /// Long polls parked on this instance, waiting for a wake-up (shown by `/healthz`).
+    var parkedCount: Int { waitersByCode.values.reduce(0) { $0 + $1.count } }
 
     static var unavailable: HTTPResponse {
         RESTError(503, "unavailable", headers: HTTPHeaders([("Retry-After", String(retryAfterSeconds))])).response
@@ -76,6 +79,8 @@ final class ClusterRouter: RequestRouting {
         let token = LongPollToken(rawValue: nextToken)
         nextToken &+= 1
         held[token] = .request
+        handling = true
+        defer { handling = false }
         var deadline = now.adding(seconds: Self.requestDeadlineSeconds)
         switch (path, request.method) {
         case ("/healthz", _): ping(token)
@@ -138,7 +143,7 @@ final class ClusterRouter: RequestRouting {
         unpark(token)
         held[token] = nil
         completed.append((token, response))
-        onCompletion?()
+        if !handling { onCompletion?() }
     }
 
     func finishError(_ token: LongPollToken, _ error: RESTError) { finish(token, error.response) }
