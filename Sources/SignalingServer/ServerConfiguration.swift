@@ -18,6 +18,8 @@ public struct ServerConfiguration: Sendable {
     public var turnMembersOnly = false
     public var missedAcceptsPerMinute = 10
     public var logAddresses = false
+    /// Load balancers whose `X-Forwarded-For` names the client (`--trusted-proxy`).
+    public var trustedProxies: [String] = []
     /// Rooms, seats and relays in Redis (`serve --redis`) instead of SQLite.
     public var redis: RedisConnection.Settings?
     /// Prefix of every Redis key, so one Redis can serve several clusters.

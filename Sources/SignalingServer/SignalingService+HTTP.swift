@@ -3,7 +3,8 @@ import Runtime
 
 extension SignalingService {
     func route(_ request: HTTPRequest, on connection: ServerConnection, started: Instant) {
-        switch router.handle(request, clientAddress: connection.peer.ip, now: now) {
+        let address = ClientAddress.of(request, peer: connection.peer, trustedProxies: config.trustedProxies)
+        switch router.handle(request, clientAddress: address, now: now) {
         case .respond(let response):
             respond(response, to: request, on: connection, started: started)
         case .longPoll(let token, let deadline):

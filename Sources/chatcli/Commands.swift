@@ -17,6 +17,7 @@ enum Commands {
             .flag("turn-members-only", "Give TURN credentials only to members of a live room (see above)."),
             .value("rate-limit", "N", "Missed accepts allowed per client address per minute (default 10)."),
             .flag("log-addresses", "Log client addresses in full (they are redacted by default)."),
+            .value("trusted-proxy", "IP", "Load balancer whose X-Forwarded-For names the client, for the rate limit (repeatable).", repeatable: true),
             .value("redis", "URL", "Keep rooms in Redis, shared by every instance (redis://[user@]HOST:PORT[/DB], rediss:// for TLS)."),
             .value("redis-password-file", "F", "File holding the Redis password (or set CHATCLI_REDIS_PASSWORD)."),
             .value("redis-ca", "F", "CA certificates (PEM) to verify a rediss:// server (default: the system store)."),

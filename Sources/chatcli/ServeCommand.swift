@@ -93,6 +93,10 @@ enum ServeCommand {
             config.missedAcceptsPerMinute = n
         }
         config.logAddresses = args.has("log-addresses")
+        config.trustedProxies = args.all("trusted-proxy")
+        for ip in config.trustedProxies where SocketAddress(ip: ip, port: 0) == nil {
+            throw UsageError(message: "--trusted-proxy takes the IP address of a load balancer, not '\(ip)'")
+        }
         config.redis = try redisSettings(args)
         return config
     }

@@ -68,7 +68,7 @@ final class ClusterFixture {
 
     init(instances count: Int = 3, haproxy withHAProxy: Bool = true, extra: [String] = []) throws {
         redis = try RedisProcess()
-        for _ in 0..<count { instances.append(try ClusterInstance(redis: redis.url, extra: extra)) }
+        for _ in 0..<count { instances.append(try ClusterInstance(redis: redis.url, extra: ["--trusted-proxy", "127.0.0.1"] + extra)) }
         haproxyPort = Harness.freePort()
         if withHAProxy {
             let directory = Harness.temporaryDirectory()
@@ -94,6 +94,7 @@ final class ClusterFixture {
             timeout server 60s
             timeout tunnel 1h
             option redispatch
+            option forwardfor
             retries 2
         frontend chatcli
             bind 127.0.0.1:\(port)
@@ -176,15 +177,23 @@ struct HTTPExchange {
         return nil
     }
 
-    static func send(_ method: String, port: UInt16, _ target: String, _ json: [String: Any]? = nil) -> HTTPExchange {
+    /// `source`: the loopback address to send from (127.0.0.2 is another client than 127.0.0.1).
+    static func send(_ method: String, port: UInt16, _ target: String, _ json: [String: Any]? = nil,
+                     source: String? = nil, headers: String = "") -> HTTPExchange {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            _ = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        }
         var timeout = timeval(tv_sec: 45, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         guard Harness.withLoopback(port: port, { connect(fd, $0, $1) }) == 0 else { return HTTPExchange(status: 0, head: "connect failed", body: [:]) }
         let body = json.flatMap { try? JSONSerialization.data(withJSONObject: $0) }.map { String(decoding: $0, as: UTF8.self) } ?? ""
         let head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-            + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
+            + headers + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n\r\n"
         let bytes = Array((head + body).utf8)
         _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
         var response: [UInt8] = []

@@ -58,17 +58,26 @@ struct ClusterTests {
         #expect(poll?.body["roomid"] as? String == accept.body["roomid"] as? String)
     }
 
-    @Test func theRateLimitCountsMissesOnEveryInstance() throws {
-        let cluster = try ClusterFixture(instances: 3, haproxy: false)
-        for attempt in 0..<10 {
-            let port = cluster.instances[attempt % 3].port
-            #expect(HTTPExchange.send("POST", port: port, "/api/rooms/accept", ["joinid": Self.code(), "client2": "sweeper-1"]).status == 404)
+    /// Ten misses from one client, spread by HAProxy over three instances,
+    /// limit that client everywhere; another client (HAProxy names each in
+    /// X-Forwarded-For) is not limited, and cannot pass for the first.
+    @Test func theRateLimitHoldsAcrossInstancesBehindHAProxy() throws {
+        let cluster = try ClusterFixture(instances: 3)
+        let port = cluster.haproxyPort
+        for _ in 0..<10 {
+            let miss = HTTPExchange.send("POST", port: port, "/api/rooms/accept", ["joinid": Self.code(), "client2": "sweeper-1"], source: "127.0.0.2")
+            #expect(miss.status == 404, "\(miss)")
         }
-        for instance in cluster.instances {
-            let limited = HTTPExchange.send("POST", port: instance.port, "/api/rooms/accept", ["joinid": Self.code(), "client2": "sweeper-1"])
+        for _ in 0..<3 {
+            let limited = HTTPExchange.send("POST", port: port, "/api/rooms/accept", ["joinid": Self.code(), "client2": "sweeper-1"], source: "127.0.0.2")
             #expect(limited.status == 429, "\(limited)")
             #expect(Int(limited.header("Retry-After") ?? "") ?? 0 > 0)
         }
+        // Every instance answered some of them.
+        #expect(cluster.instances.allSatisfy { $0.process.stderr.contains { $0.contains("path=/api/rooms/accept") } }, "\(cluster.transcripts)")
+        let other = HTTPExchange.send("POST", port: port, "/api/rooms/accept", ["joinid": Self.code(), "client2": "bystander-1"],
+                                      source: "127.0.0.3", headers: "X-Forwarded-For: 127.0.0.2\r\n")
+        #expect(other.status == 404, "\(other)")
     }
 
     @Test func aRedisRestartIs503WithRetryAfterThenRecoversWithEveryRoom() throws {
@@ -105,6 +114,11 @@ struct ClusterTests {
         try cluster.redis.start()
         #expect(python.waitForExit(timeout: 120) == 0, "\(python.transcript)\n\(cluster.transcripts)")
         #expect(python.stdout.last == "relay ok 400", "\(python.transcript)")
+        // Both instances lost Redis while frames were flowing, and came back.
+        for instance in cluster.instances {
+            let log = instance.process.stderr
+            #expect(log.contains { $0.contains("event=redis_down") } && log.filter { $0.contains("event=redis_up") }.count == 2, "\(cluster.transcripts)")
+        }
     }
 
     @Test func killingTheInstanceOfAPeersWebSocketLosesNoRoomAndTheChatGoesOn() throws {
@@ -136,6 +150,48 @@ struct ClusterTests {
         alice.closeInput()
         #expect(alice.waitForExit() == 0, "\(alice.transcript)")
         #expect(bob.waitForExit() == 0, "\(bob.transcript)")
+    }
+
+    @Test func killingTheInstanceHoldingACreatorsLongPollStillPairs() throws {
+        let cluster = try ClusterFixture(instances: 3)
+        let alice = try ChildProcess.chatcli(["create", "--server", cluster.url, "--json", "--no-store"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        #expect(alice.waitForEvent("waiting") != nil)
+        var victim: ClusterInstance?
+        #expect(waitFor { victim = cluster.instances.first { HTTPExchange.send("GET", port: $0.port, "/healthz").header("X-Long-Polls") == "1" }; return victim != nil })
+        try #require(victim).kill()
+        let bob = try ChildProcess.chatcli(["join", code, "--server", cluster.url, "--json", "--no-store"], name: "bob")
+        #expect(alice.waitForEvent("connected", timeout: 60) != nil, "\(alice.transcript)\n\(cluster.transcripts)")
+        #expect(bob.waitForEvent("connected", timeout: 30) != nil, "\(bob.transcript)")
+        alice.write("made it\n")
+        #expect(bob.waitForMessages(count: 1) == ["made it"])
+        alice.closeInput()
+        #expect(alice.waitForExit() == 0)
+        #expect(bob.waitForExit() == 0)
+    }
+
+    @Test func sigtermDrainsAnInstanceAndItsClientsMoveOn() throws {
+        let cluster = try ClusterFixture(instances: 2)
+        let alice = try ChildProcess.chatcli(["create", "--server", cluster.url, "--json", "--no-store"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", cluster.url, "--json", "--no-store"], name: "bob")
+        #expect(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)")
+        #expect(bob.waitForEvent("connected", timeout: 30) != nil, "\(bob.transcript)")
+        let draining = try #require(cluster.instances.first { $0.openWebSockets > 0 })
+        let other = try #require(cluster.instances.first { $0 !== draining })
+        draining.process.signal(SIGTERM)
+        #expect(draining.process.waitForExit() == 143, "\(draining.process.transcript)")
+        // Its seats were freed as it left: the clients are seated again on
+        // the other instance without waiting for a heartbeat to expire.
+        #expect(waitFor(timeout: 60) {
+            let members = cluster.redis.cli("--scan", "--pattern", "chatcli:seats:*").first.map { cluster.redis.cli("HVALS", $0) } ?? []
+            return members.count == 2 && members.allSatisfy { $0.hasPrefix(other.instanceID + "/") }
+        }, "\(cluster.transcripts)")
+        bob.write("still here\n")
+        #expect(alice.waitForMessages(count: 1) == ["still here"])
+        alice.closeInput()
+        #expect(alice.waitForExit() == 0)
+        #expect(bob.waitForExit() == 0)
     }
 
     /// Polls `condition` every 100 ms until it holds or `timeout` passes.
