@@ -36,7 +36,8 @@ final class ClusterLink {
     private var reading = false
     private var heartbeat: Timer?
     private var stopped = false
-    private var wasHealthy = false
+    /// nil until the first connection attempt ends, so a Redis that is down at start is logged too.
+    private var wasHealthy: Bool?
 
     init(loop: EventLoop, settings: RedisConnection.Settings, prefix: String, instance: String, log: AccessLog) {
         self.loop = loop
@@ -159,10 +160,10 @@ final class ClusterLink {
                 }
                 if isInbox {
                     lastInbox = id
-                    if let to = fields["to"].flatMap { UInt64($0) } { onInbox?(ConnectionID(to), fields) }
+                    if let to = fields["to"].flatMap({ UInt64($0) }) { onInbox?(ConnectionID(to), fields) }
                 } else {
                     lastWake = id
-                    if let code = fields["code"].flatMap { JoinCode($0) } { onWake?(code) }
+                    if let code = fields["code"].flatMap({ JoinCode($0) }) { onWake?(code) }
                 }
             }
         }
