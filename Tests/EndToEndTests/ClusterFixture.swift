@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A real `redis-server` (Debian) on a free loopback port, with its own
 /// directory and append-only file, ended by its PID.
@@ -9,23 +10,36 @@ final class RedisProcess {
 
     let port: UInt16
     let directory: String
+    /// With TLS: the certificate for 127.0.0.1 and its CA (clients verify it).
+    let certificates: TestCertificates?
+    let password: String?
     private(set) var process: ChildProcess
-    var url: String { "redis://127.0.0.1:\(port)" }
+    var url: String { "\(certificates == nil ? "redis" : "rediss")://127.0.0.1:\(port)" }
 
-    init() throws {
+    init(tls: Bool = false, password: String? = nil) throws {
         port = Harness.freePort()
         directory = Harness.temporaryDirectory()
-        process = try Self.launch(port: port, directory: directory)
+        certificates = tls ? try TestCertificates.make(in: directory) : nil
+        self.password = password
+        process = try Self.launch(port: port, directory: directory, certificates: certificates, password: password)
         try waitUntilReady()
     }
 
     /// `appendfsync always`: a SIGKILL loses nothing Redis acknowledged,
     /// so a restart shows what the cluster does, not what Redis lost.
-    private static func launch(port: UInt16, directory: String) throws -> ChildProcess {
-        try ChildProcess(executable, [
-            "--port", "\(port)", "--bind", "127.0.0.1", "--dir", directory, "--save", "",
+    private static func launch(port: UInt16, directory: String, certificates: TestCertificates?, password: String?) throws -> ChildProcess {
+        var arguments = [
+            "--bind", "127.0.0.1", "--dir", directory, "--save", "",
             "--appendonly", "yes", "--appendfsync", "always", "--protected-mode", "no",
-        ], name: "redis")
+        ]
+        if let certificates {
+            arguments += ["--port", "0", "--tls-port", "\(port)", "--tls-cert-file", certificates.certFile,
+                          "--tls-key-file", certificates.keyFile, "--tls-ca-cert-file", certificates.caFile, "--tls-auth-clients", "no"]
+        } else {
+            arguments += ["--port", "\(port)"]
+        }
+        if let password { arguments += ["--requirepass", password] }
+        return try ChildProcess(executable, arguments, name: "redis")
     }
 
     private func waitUntileReadyLine() -> Bool {
@@ -43,7 +57,7 @@ final class RedisProcess {
     }
 
     func start() throws {
-        process = try Self.launch(port: port, directory: directory)
+        process = try Self.launch(port: port, directory: directory, certificates: certificates, password: password)
         try waitUntilReady()
     }
 
@@ -66,9 +80,13 @@ final class ClusterFixture {
     let haproxyPort: UInt16
     var url: String { "http://127.0.0.1:\(haproxyPort)" }
 
-    init(instances count: Int = 3, haproxy withHAProxy: Bool = true, extra: [String] = []) throws {
-        redis = try RedisProcess()
-        for _ in 0..<count { instances.append(try ClusterInstance(redis: redis.url, extra: ["--trusted-proxy", "127.0.0.1"] + extra)) }
+    init(instances count: Int = 3, haproxy withHAProxy: Bool = true, extra: [String] = [], redis: RedisProcess? = nil) throws {
+        let redis = try redis ?? RedisProcess()
+        self.redis = redis
+        var extra = ["--trusted-proxy", "127.0.0.1"] + extra
+        if let certificates = redis.certificates { extra += ["--redis-ca", certificates.caFile] }
+        let environment = redis.password.map { ["CHATCLI_REDIS_PASSWORD": $0] } ?? [:]
+        for _ in 0..<count { instances.append(try ClusterInstance(redis: redis.url, extra: extra, environment: environment)) }
         haproxyPort = Harness.freePort()
         if withHAProxy {
             let directory = Harness.temporaryDirectory()
@@ -137,13 +155,14 @@ final class ClusterInstance {
     private(set) var instanceID = ""
     var url: String { "http://127.0.0.1:\(port)" }
 
-    init(redis: String, extra: [String] = []) throws {
+    init(redis: String, extra: [String] = [], environment: [String: String] = [:], waitFor event: String = "event=redis_up") throws {
         port = Harness.freePort()
         stunPort = Harness.freePort(udpPair: true)
         process = try ChildProcess.chatcli(
             ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--stun-port", "\(stunPort)", "--redis", redis] + extra,
-            name: "instance")
-        guard let line = process.waitForLine(stderr: true, timeout: 15, { $0.contains("event=redis_up") }) else {
+            name: "instance", environment: environment)
+        guard process.waitForLine(stderr: true, timeout: 15, { $0.contains(event) }) != nil,
+              let line = process.waitForLine(stderr: true, timeout: 1, { $0.contains("instance=") }) else {
             throw HarnessError.serverDidNotStart(process.transcript)
         }
         instanceID = line.components(separatedBy: "instance=").last?.components(separatedBy: " ").first ?? ""

@@ -26,6 +26,24 @@ struct ClusterTests {
         #expect(bob.waitForEvent("peer_left") != nil, "\(bob.transcript)")
     }
 
+    /// `rediss://`: TLS through the project's OpenSSL client, the server
+    /// verified against a CA file, the password from the environment.
+    @Test func instancesReachRedisOverTLSWithAPasswordFromTheEnvironment() throws {
+        let cluster = try ClusterFixture(instances: 2, haproxy: false, redis: RedisProcess(tls: true, password: "s3cret-\(UInt32.random(in: 0...UInt32.max))"))
+        let alice = try ChildProcess.chatcli(["create", "--server", cluster.instances[0].url, "--json", "--no-store"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)\n\(cluster.transcripts)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", cluster.instances[1].url, "--json", "--no-store"], name: "bob")
+        bob.write("over tls\n")
+        #expect(alice.waitForMessages(count: 1) == ["over tls"], "\(alice.transcript)\n\(cluster.transcripts)")
+        bob.closeInput()
+        #expect(bob.waitForExit() == 0)
+        // A wrong password is one clear line in the log, and the instance stays unhealthy.
+        let wrong = try ClusterInstance(redis: cluster.redis.url, extra: ["--redis-ca", try #require(cluster.redis.certificates).caFile],
+                                        environment: ["CHATCLI_REDIS_PASSWORD": "wrong"], waitFor: "event=redis_down")
+        #expect(wrong.process.stderr.contains { $0.contains("authentication failed") }, "\(wrong.process.transcript)")
+        #expect(HTTPExchange.send("GET", port: wrong.port, "/healthz").status == 503)
+    }
+
     @Test func independentConformanceClientPassesThroughHAProxy() throws {
         // On one host the instances cannot share a STUN port; they name one,
         // as instances behind a UDP load balancer would.

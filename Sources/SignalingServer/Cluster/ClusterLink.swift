@@ -101,6 +101,8 @@ final class ClusterLink {
     private func checkHealth() {
         let healthy = isHealthy
         guard healthy != wasHealthy else { return }
+        // At start, one connection ready before the other is no news.
+        if wasHealthy == nil && !healthy && commands.lastError == nil && reader.lastError == nil { return }
         wasHealthy = healthy
         if healthy {
             log.write("redis_up", ["url": commands.settings.url.redacted, "instance": instance])
