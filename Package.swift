@@ -25,8 +25,10 @@ let package = Package(
         .target(name: "Runtime", dependencies: ["Wire", "COpenSSL", "CShims"]),
         .target(name: "DTLS", dependencies: ["Wire", "COpenSSL", "CShims"]),
         .target(name: "SDP", dependencies: ["Wire"]),
+        // A sans-IO RESP codec and a Redis client on the event loop (for `serve --redis`).
+        .target(name: "Redis", dependencies: ["Wire", "Runtime", "COpenSSL"]),
         .target(name: "SignalingServer", dependencies: [
-            "Wire", "STUN", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL", "CShims",
+            "Wire", "STUN", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL", "CShims", "Redis",
         ]),
         .target(name: "SCTP", dependencies: ["Wire"]),
         .target(name: "PAKE", dependencies: ["Wire", "CSodium"]),
@@ -39,7 +41,7 @@ let package = Package(
         .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims"]),
         .executableTarget(name: "chatcli-bench", dependencies: ["PeerConnection", "Runtime", "STUN", "ICE"]),
         .executableTarget(name: "chatcli", dependencies: [
-            "ChatClient", "Signaling", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire",
+            "ChatClient", "Signaling", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire", "Redis",
         ]),
 
         .target(name: "TestSupport", dependencies: ["Wire", "STUN", "Runtime", "COpenSSL"], path: "Tests/TestSupport"),
@@ -52,6 +54,7 @@ let package = Package(
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "Wire", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "Wire", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "Wire", "TestSupport"]),
+        .testTarget(name: "RedisTests", dependencies: ["Redis", "SignalingServer", "Wire", "TestSupport"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Wire", "TestSupport"]),
         .testTarget(name: "SignalingServerTests", dependencies: [
             "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport", "DTLS",

@@ -1,8 +1,13 @@
+import Redis
+
 /// Everything `chatcli serve` can be told (WireProtocol §4).
 public struct ServerConfiguration: Sendable {
     public var host = "0.0.0.0"
     public var port: UInt16 = 8080
     public var stunPort: UInt16 = 3478
+    /// The STUN port `/api/ice-servers` names when it differs from
+    /// `stunPort` (a load balancer or NAT in front maps it).
+    public var publicSTUNPort: UInt16?
     /// The SQLite file; `chatcli serve` defaults it to `RoomDatabasePath.standard`.
     public var databasePath = "chatcli-rooms.db"
     public var tlsCertificateFile: String?
@@ -15,6 +20,12 @@ public struct ServerConfiguration: Sendable {
     public var logAddresses = false
     /// `--cors-origin`: a page hosted elsewhere may call the REST API (off by default).
     public var cors: CORSPolicy?
+    /// Load balancers whose `X-Forwarded-For` names the client (`--trusted-proxy`).
+    public var trustedProxies: [String] = []
+    /// Rooms, seats and relays in Redis (`serve --redis`) instead of SQLite.
+    public var redis: RedisConnection.Settings?
+    /// Prefix of every Redis key, so one Redis can serve several clusters.
+    public var redisKeyPrefix = "chatcli:"
 
     public init() {}
 }

@@ -7,7 +7,8 @@ extension SignalingService {
             respond(response, to: request, on: connection, started: started)
             return
         }
-        switch router.handle(request, clientAddress: connection.peer.ip, now: now) {
+        let address = ClientAddress.of(request, peer: connection.peer, trustedProxies: config.trustedProxies)
+        switch router.handle(request, clientAddress: address, now: now) {
         case .respond(let response):
             respond(response, to: request, on: connection, started: started)
         case .longPoll(let token, let deadline):

@@ -89,7 +89,7 @@ extension SignalingService {
             }
         }
         do {
-            let swept = try registry.sweep(now: now)
+            let swept = try registry?.sweep(now: now) ?? 0
             if swept > 0 { log.write("sweep", ["expired": "\(swept)"]) }
         } catch {
             log.write("error", ["what": "sweep", "reason": "\(error)"])

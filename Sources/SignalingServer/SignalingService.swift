@@ -11,9 +11,11 @@ import WebSocket
 public final class SignalingService {
     let loop: EventLoop
     let config: ServerConfiguration
-    let registry: RoomRegistry
-    let router: RESTRouter
-    let hub: SignalingHub
+    /// The embedded rooms (SQLite); nil on a cluster, whose rooms live in Redis.
+    let registry: RoomRegistry?
+    let router: any RequestRouting
+    let hub: any SignalingRelay
+    let cluster: ClusterLink?
     let log: AccessLog
     let tls: TLSContext?
     var listener: TCPListener?
@@ -36,24 +38,28 @@ public final class SignalingService {
         self.loop = loop
         self.config = config
         log = AccessLog(showAddresses: config.logAddresses)
-        do {
-            registry = try RoomRegistry(
-                store: SQLiteRoomStore(path: config.databasePath, autoCheckpoint: false),
-                random: SystemRandomNumberGenerator(),
-                rateLimiter: AcceptRateLimiter(limit: config.missedAcceptsPerMinute, windowSeconds: 60))
-        } catch {
-            let reason = RoomDatabasePath.problem(with: config.databasePath) ?? error.message
-            throw .database(path: config.databasePath, reason: reason)
+        let iceServers = ICEServerConfiguration(
+            stunPort: Int(config.publicSTUNPort ?? config.stunPort), turnURLs: config.turnURLs, turnSecret: config.turnSecret,
+            membersOnly: config.turnMembersOnly, fallbackHost: config.host)
+        if let redis = config.redis {
+            (registry, router, hub, cluster) = try Self.clusterParts(loop: loop, config: config, redis: redis, iceServers: iceServers, log: log)
+        } else {
+            let registry: RoomRegistry
+            do {
+                registry = try RoomRegistry(
+                    store: SQLiteRoomStore(path: config.databasePath, autoCheckpoint: false),
+                    random: SystemRandomNumberGenerator(),
+                    rateLimiter: AcceptRateLimiter(limit: config.missedAcceptsPerMinute, windowSeconds: 60))
+            } catch {
+                let reason = RoomDatabasePath.problem(with: config.databasePath) ?? error.message
+                throw .database(path: config.databasePath, reason: reason)
+            }
+            WALCheckpointer.start(path: config.databasePath)
+            self.registry = registry
+            router = RESTRouter(registry: registry, iceServers: iceServers, random: SystemRandomNumberGenerator())
+            hub = SignalingHub(random: SystemRandomNumberGenerator()) { room, now in registry.isJoinable(room, now: now) }
+            cluster = nil
         }
-        WALCheckpointer.start(path: config.databasePath)
-        router = RESTRouter(
-            registry: registry,
-            iceServers: ICEServerConfiguration(
-                stunPort: Int(config.stunPort), turnURLs: config.turnURLs, turnSecret: config.turnSecret,
-                membersOnly: config.turnMembersOnly, fallbackHost: config.host),
-            random: SystemRandomNumberGenerator())
-        let registry = registry
-        hub = SignalingHub(random: SystemRandomNumberGenerator()) { room, now in registry.isJoinable(room, now: now) }
         if let cert = config.tlsCertificateFile, let key = config.tlsKeyFile {
             do {
                 tls = try TLSContext.server(certFile: cert, keyFile: key)
@@ -80,12 +86,15 @@ public final class SignalingService {
             throw .cannotListen(reason: error.description)
         }
         housekeeping = loop.schedule(after: .seconds(5)) { [weak self] in self?.tidy() }
+        startCluster()
         let scheme = tls == nil ? "http" : "https"
-        log.write("listening", [
-            "url": "\(scheme)://\(address.family == .ipv6 ? "[\(address.ip)]" : address.ip):\(listener?.localAddress.port ?? config.port)",
-            "stun": "udp/\(config.stunPort)+\(config.stunPort + 1)", "rooms": "\(registry.roomCount)",
-            "db": config.databasePath,
-        ])
+        let url = "\(scheme)://\(address.family == .ipv6 ? "[\(address.ip)]" : address.ip):\(listener?.localAddress.port ?? config.port)"
+        let stunPorts = "udp/\(config.stunPort)+\(config.stunPort + 1)"
+        if let cluster {
+            log.write("listening", ["url": url, "stun": stunPorts, "redis": cluster.commands.settings.url.redacted, "instance": cluster.instance])
+        } else {
+            log.write("listening", ["url": url, "stun": stunPorts, "rooms": "\(registry?.roomCount ?? 0)", "db": config.databasePath])
+        }
     }
 
     /// Graceful stop: no new connections, WebSockets closed with 1001, the
@@ -105,7 +114,7 @@ public final class SignalingService {
             }
             connection.stream.close()
         }
-        loop.schedule(after: .milliseconds(200)) { done() }
+        loop.schedule(after: .milliseconds(200)) { [weak self] in self?.leaveCluster(done) ?? done() }
     }
 
     var now: UnixTime { UnixTime(milliseconds: wallClockMilliseconds()) }

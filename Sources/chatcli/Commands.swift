@@ -8,6 +8,7 @@ enum Commands {
             .value("host", "H", "Address to listen on (default 0.0.0.0; use :: for IPv6 and IPv4)."),
             .value("port", "P", "HTTP/WebSocket port (default 8080)."),
             .value("stun-port", "P", "STUN Binding port; the next port answers too (default 3478)."),
+            .value("public-stun-port", "P", "STUN port to name in /api/ice-servers when a load balancer maps it (default --stun-port)."),
             .value("db", "PATH", "SQLite file that keeps rooms across restarts (default $XDG_STATE_HOME/chatcli/rooms.db, else ~/.local/state/chatcli/rooms.db)."),
             .value("tls-cert", "F", "PEM certificate chain: serve HTTPS and WSS directly."),
             .value("tls-key", "F", "PEM private key for --tls-cert."),
@@ -17,6 +18,10 @@ enum Commands {
             .value("rate-limit", "N", "Missed accepts allowed per client address per minute (default 10)."),
             .flag("log-addresses", "Log client addresses in full (they are redacted by default)."),
             .value("cors-origin", "ORIGIN", "Let a web page hosted at ORIGIN (https://host[:port]) call the REST API (off by default)."),
+            .value("trusted-proxy", "IP", "Load balancer whose X-Forwarded-For names the client, for the rate limit (repeatable).", repeatable: true),
+            .value("redis", "URL", "Keep rooms in Redis, shared by every instance (redis://[user@]HOST:PORT[/DB], rediss:// for TLS)."),
+            .value("redis-password-file", "F", "File holding the Redis password (or set CHATCLI_REDIS_PASSWORD)."),
+            .value("redis-ca", "F", "CA certificates (PEM) to verify a rediss:// server (default: the system store)."),
         ],
         positionals: 0...0,
         details: """
@@ -31,6 +36,10 @@ enum Commands {
 
             The web client is served at / (create a chat or join by code) and /j/CODE (join at once): \
             a browser is a peer like chatcli, with the same safety words. Invite codes never appear in the log.
+            With --redis, several instances behind a load balancer share rooms, rate limits, long polls and \
+            the signaling relay; --db is not used. While Redis is unreachable, /healthz and the room routes \
+            answer 503 with Retry-After. SIGTERM drains: WebSockets close with 1001 so clients move to \
+            another instance, their seats are freed, then the process exits.
             """
     )
 

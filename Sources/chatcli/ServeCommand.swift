@@ -1,5 +1,6 @@
 import ChatClient
 import Glibc
+import Redis
 import Runtime
 import SignalingServer
 import Terminal
@@ -18,7 +19,7 @@ enum ServeCommand {
             return 2
         }
         do {
-            if args.value("db") == nil { config.databasePath = try defaultDatabase() }
+            if args.value("db") == nil && config.redis == nil { config.databasePath = try defaultDatabase() }
             let loop = try EventLoop()
             var status: Int32 = 0
             // Signals are blocked (for signalfd) before the service starts its
@@ -53,6 +54,7 @@ enum ServeCommand {
         if let host = args.value("host") { config.host = host }
         config.port = try port(args, "port", default: 8080)
         config.stunPort = try port(args, "stun-port", default: 3478)
+        if args.value("public-stun-port") != nil { config.publicSTUNPort = try port(args, "public-stun-port", default: config.stunPort) }
         if config.stunPort == 65535 { throw UsageError(message: "--stun-port must be below 65535: the next port answers STUN too") }
         if let db = args.value("db") { config.databasePath = db }
         switch (args.value("tls-cert"), args.value("tls-key")) {
@@ -98,7 +100,48 @@ enum ServeCommand {
             }
             config.cors = cors
         }
+        config.trustedProxies = args.all("trusted-proxy")
+        for ip in config.trustedProxies where SocketAddress(ip: ip, port: 0) == nil {
+            throw UsageError(message: "--trusted-proxy takes the IP address of a load balancer, not '\(ip)'")
+        }
+        config.redis = try redisSettings(args)
         return config
+    }
+
+    /// `--redis URL` with its password from a file or the environment,
+    /// never from argv (every local user can read a command line).
+    static func redisSettings(_ args: ParsedArguments) throws(UsageError) -> RedisConnection.Settings? {
+        guard let text = args.value("redis") else {
+            for option in ["redis-password-file", "redis-ca"] where args.value(option) != nil {
+                throw UsageError(message: "--\(option) goes with --redis URL")
+            }
+            return nil
+        }
+        guard let url = RedisURL(text) else {
+            throw UsageError(message: "--redis takes a URL like redis://HOST:6379/0 or rediss://HOST:6380, not '\(text)'")
+        }
+        if url.password != nil {
+            throw UsageError(message: "put the Redis password in CHATCLI_REDIS_PASSWORD or --redis-password-file F, not in the URL (argv is visible to every user)")
+        }
+        if args.value("db") != nil {
+            throw UsageError(message: "--db and --redis are alternatives: rooms live in SQLite or in Redis, not both")
+        }
+        var password: String?
+        if let file = args.value("redis-password-file") {
+            guard let secret = readSecret(file) else {
+                throw UsageError(message: "cannot read the Redis password from '\(file)' (its first line must hold the password)")
+            }
+            password = String(decoding: secret, as: UTF8.self)
+        } else if let secret = ChatCommand.environment("CHATCLI_REDIS_PASSWORD"), !secret.isEmpty {
+            password = secret
+        }
+        var settings = RedisConnection.Settings(url: url, password: password)
+        if let ca = args.value("redis-ca") {
+            guard url.tls else { throw UsageError(message: "--redis-ca is for rediss:// (TLS) URLs") }
+            guard access(ca, R_OK) == 0 else { throw UsageError(message: "cannot read '\(ca)': \(String(cString: strerror(errno)))") }
+            settings.caFile = ca
+        }
+        return settings
     }
 
     static func port(_ args: ParsedArguments, _ name: String, default value: UInt16) throws(UsageError) -> UInt16 {

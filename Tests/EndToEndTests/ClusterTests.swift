@@ -1,0 +1,224 @@
+import Foundation
+import Testing
+
+/// `chatcli serve --redis` as a cluster, with real parts: a Debian
+/// `redis-server`, three instances, and HAProxy (round robin, no stickiness)
+/// in front. Each test starts its own Redis, so rate limits and rooms never
+/// leak between tests.
+@Suite(.serialized, .enabled(if: RedisProcess.isInstalled && FileManager.default.isExecutableFile(atPath: "/usr/sbin/haproxy")))
+struct ClusterTests {
+    static func code() -> String { String(format: "%06d", Int.random(in: 0..<1_000_000)) }
+
+    @Test func peersOnDifferentInstancesPairAndChat() throws {
+        let cluster = try ClusterFixture(instances: 2, haproxy: false)
+        let alice = try ChildProcess.chatcli(["create", "--server", cluster.instances[0].url, "--json", "--no-store"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", cluster.instances[1].url, "--json", "--no-store"], name: "bob")
+        alice.write("from alice\n")
+        bob.write("from bob\n")
+        #expect(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(cluster.transcripts)")
+        #expect(bob.waitForMessages(count: 1) == ["from alice"], "\(bob.transcript)")
+        #expect(alice.waitForMessages(count: 1) == ["from bob"], "\(alice.transcript)")
+        // Each instance held one of the two WebSockets.
+        #expect(cluster.instances.allSatisfy { $0.process.stderr.contains { $0.contains("event=ws_open") } }, "\(cluster.transcripts)")
+        alice.closeInput()
+        #expect(alice.waitForExit() == 0)
+        #expect(bob.waitForEvent("peer_left") != nil, "\(bob.transcript)")
+    }
+
+    /// `rediss://`: TLS through the project's OpenSSL client, the server
+    /// verified against a CA file, the password from the environment.
+    @Test func instancesReachRedisOverTLSWithAPasswordFromTheEnvironment() throws {
+        let cluster = try ClusterFixture(instances: 2, haproxy: false, redis: RedisProcess(tls: true, password: "s3cret-\(UInt32.random(in: 0...UInt32.max))"))
+        let alice = try ChildProcess.chatcli(["create", "--server", cluster.instances[0].url, "--json", "--no-store"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)\n\(cluster.transcripts)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", cluster.instances[1].url, "--json", "--no-store"], name: "bob")
+        bob.write("over tls\n")
+        #expect(alice.waitForMessages(count: 1) == ["over tls"], "\(alice.transcript)\n\(cluster.transcripts)")
+        bob.closeInput()
+        #expect(bob.waitForExit() == 0)
+        // A wrong password is one clear line in the log, and the instance stays unhealthy.
+        let wrong = try ClusterInstance(redis: cluster.redis.url, extra: ["--redis-ca", try #require(cluster.redis.certificates).caFile],
+                                        environment: ["CHATCLI_REDIS_PASSWORD": "wrong"], waitFor: "event=redis_down")
+        #expect(wrong.process.stderr.contains { $0.contains("authentication failed") }, "\(wrong.process.transcript)")
+        #expect(HTTPExchange.send("GET", port: wrong.port, "/healthz").status == 503)
+    }
+
+    @Test func independentConformanceClientPassesThroughHAProxy() throws {
+        // On one host the instances cannot share a STUN port; they name one,
+        // as instances behind a UDP load balancer would.
+        let cluster = try ClusterFixture(extra: ["--public-stun-port", "3478"])
+        let script = Harness.packageRoot + "/Tests/EndToEndTests/Python/signaling_api_check.py"
+        let python = try ChildProcess(Harness.pythonPath, [script, cluster.url, "3478"], name: "python")
+        let status = python.waitForExit(timeout: 180)
+        #expect(status == 0, "\(python.transcript)\n\(cluster.transcripts)")
+        #expect(python.stdout.last?.hasSuffix("checks passed") == true, "\(python.transcript)")
+    }
+
+    @Test func aLongPollIsAnsweredWhenAnotherInstanceAccepts() throws {
+        let cluster = try ClusterFixture(instances: 2, haproxy: false)
+        let code = Self.code()
+        let (a, b) = (cluster.instances[0].port, cluster.instances[1].port)
+        #expect(HTTPExchange.send("POST", port: a, "/api/rooms", ["joinid": code, "expiresInSeconds": 600, "client1": "waiting-alice"]).status == 201)
+        let answered = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var poll: HTTPExchange?
+        DispatchQueue.global().async {
+            poll = HTTPExchange.send("POST", port: a, "/api/rooms/check?wait=30", ["joinid": code, "client1": "waiting-alice"])
+            answered.signal()
+        }
+        // Accept only once instance A holds the poll parked (its /healthz says how many in X-Long-Polls).
+        #expect(waitFor { HTTPExchange.send("GET", port: a, "/healthz").header("X-Long-Polls") == "1" })
+        let accept = HTTPExchange.send("POST", port: b, "/api/rooms/accept", ["joinid": code, "client2": "joining-bob"])
+        #expect(accept.status == 200)
+        #expect(answered.wait(timeout: .now() + 60) == .success)
+        // Unwoken, the poll would answer 204 after its 30 s.
+        #expect(poll?.status == 200, "\(String(describing: poll))\n\(cluster.transcripts)")
+        #expect(poll?.body["roomid"] as? String == accept.body["roomid"] as? String)
+    }
+
+    /// Ten misses from one client, spread by HAProxy over three instances,
+    /// limit that client everywhere; another client (HAProxy names each in
+    /// X-Forwarded-For) is not limited, and cannot pass for the first.
+    @Test func theRateLimitHoldsAcrossInstancesBehindHAProxy() throws {
+        let cluster = try ClusterFixture(instances: 3)
+        let port = cluster.haproxyPort
+        for _ in 0..<10 {
+            let miss = HTTPExchange.send("POST", port: port, "/api/rooms/accept", ["joinid": Self.code(), "client2": "sweeper-1"], source: "127.0.0.2")
+            #expect(miss.status == 404, "\(miss)")
+        }
+        for _ in 0..<3 {
+            let limited = HTTPExchange.send("POST", port: port, "/api/rooms/accept", ["joinid": Self.code(), "client2": "sweeper-1"], source: "127.0.0.2")
+            #expect(limited.status == 429, "\(limited)")
+            #expect(Int(limited.header("Retry-After") ?? "") ?? 0 > 0)
+        }
+        // Every instance answered some of them.
+        #expect(cluster.instances.allSatisfy { $0.process.stderr.contains { $0.contains("path=/api/rooms/accept") } }, "\(cluster.transcripts)")
+        let other = HTTPExchange.send("POST", port: port, "/api/rooms/accept", ["joinid": Self.code(), "client2": "bystander-1"],
+                                      source: "127.0.0.3", headers: "X-Forwarded-For: 127.0.0.2\r\n")
+        #expect(other.status == 404, "\(other)")
+    }
+
+    @Test func aRedisRestartIs503WithRetryAfterThenRecoversWithEveryRoom() throws {
+        let cluster = try ClusterFixture(instances: 2, haproxy: false)
+        let port = cluster.instances[0].port
+        let code = Self.code()
+        #expect(HTTPExchange.send("POST", port: port, "/api/rooms", ["joinid": code, "expiresInSeconds": 600, "client1": "survivor-1"]).status == 201)
+        cluster.redis.kill()
+        // The instance notices at its next command or read; wait for it.
+        #expect(cluster.instances[0].process.waitForLine(stderr: true, timeout: 20) { $0.contains("event=redis_down") } != nil)
+        let health = HTTPExchange.send("GET", port: port, "/healthz")
+        #expect(health.status == 503 && health.header("Retry-After") != nil, "\(health)")
+        let create = HTTPExchange.send("POST", port: port, "/api/rooms", ["joinid": Self.code(), "expiresInSeconds": 600, "client1": "during-1"])
+        #expect(create.status == 503 && create.body["error"] as? String == "unavailable" && create.header("Retry-After") != nil, "\(create)")
+        try cluster.redis.start()
+        for instance in cluster.instances {
+            #expect(instance.process.waitForLine(stderr: true, timeout: 30) { $0.contains("event=redis_up") && !$0.isEmpty } != nil)
+        }
+        #expect(waitFor { HTTPExchange.send("GET", port: port, "/healthz").status == 200 })
+        // The room made before the restart is still pending, on both instances.
+        for instance in cluster.instances {
+            #expect(HTTPExchange.send("POST", port: instance.port, "/api/rooms/check", ["joinid": code, "client1": "survivor-1"]).status == 204)
+        }
+    }
+
+    @Test func relayedFramesKeepTheirOrderAcrossARedisRestart() throws {
+        let cluster = try ClusterFixture(instances: 2, haproxy: false)
+        let script = Harness.packageRoot + "/Tests/EndToEndTests/Python/cluster_relay_order.py"
+        let python = try ChildProcess(Harness.pythonPath, [script, cluster.instances[0].url, cluster.instances[1].url, "400"], name: "python")
+        #expect(python.waitForLine(timeout: 60) { $0 == "sending" } != nil, "\(python.transcript)")
+        // A few frames in, Redis dies and comes back.
+        _ = python.waitForLine(timeout: 1) { _ in false }
+        cluster.redis.kill()
+        try cluster.redis.start()
+        #expect(python.waitForExit(timeout: 120) == 0, "\(python.transcript)\n\(cluster.transcripts)")
+        #expect(python.stdout.last == "relay ok 400", "\(python.transcript)")
+        // Both instances lost Redis while frames were flowing, and came back.
+        for instance in cluster.instances {
+            let log = instance.process.stderr
+            #expect(log.contains { $0.contains("event=redis_down") } && log.filter { $0.contains("event=redis_up") }.count == 2, "\(cluster.transcripts)")
+        }
+    }
+
+    @Test func killingTheInstanceOfAPeersWebSocketLosesNoRoomAndTheChatGoesOn() throws {
+        let cluster = try ClusterFixture(instances: 3)
+        let alice = try ChildProcess.chatcli(["create", "--server", cluster.url, "--json", "--no-store"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", cluster.url, "--json", "--no-store"], name: "bob")
+        #expect(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(cluster.transcripts)")
+        #expect(bob.waitForEvent("connected", timeout: 30) != nil, "\(bob.transcript)")
+        alice.write("before\n")
+        #expect(bob.waitForMessages(count: 1) == ["before"])
+        let victim = try #require(cluster.instances.first { $0.openWebSockets > 0 }, "\(cluster.transcripts)")
+        let survivors = cluster.instances.filter { $0 !== victim }
+        let holders = victim.openWebSockets
+        victim.kill()
+        // The clients' signaling reconnects through HAProxy to the others:
+        // every WebSocket is open again on a survivor, and seated in the room.
+        #expect(waitFor(timeout: 60) { survivors.map(\.openWebSockets).reduce(0, +) >= 2 }, "\(cluster.transcripts)")
+        #expect(holders > 0)
+        let seated = waitFor(timeout: 60) {
+            let seats = cluster.redis.cli("--scan", "--pattern", "chatcli:seats:*")
+            guard let key = seats.first else { return false }
+            let members = cluster.redis.cli("HVALS", key)
+            return members.count == 2 && members.allSatisfy { m in survivors.contains { m.hasPrefix($0.instanceID + "/") } }
+        }
+        #expect(seated, "\(cluster.redis.cli("--scan", "--pattern", "chatcli:*"))\n\(cluster.transcripts)")
+        alice.write("after\n")
+        #expect(bob.waitForMessages(count: 2) == ["before", "after"], "\(bob.transcript)")
+        alice.closeInput()
+        #expect(alice.waitForExit() == 0, "\(alice.transcript)")
+        #expect(bob.waitForExit() == 0, "\(bob.transcript)")
+    }
+
+    @Test func killingTheInstanceHoldingACreatorsLongPollStillPairs() throws {
+        let cluster = try ClusterFixture(instances: 3)
+        let alice = try ChildProcess.chatcli(["create", "--server", cluster.url, "--json", "--no-store"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        #expect(alice.waitForEvent("waiting") != nil)
+        var victim: ClusterInstance?
+        #expect(waitFor { victim = cluster.instances.first { HTTPExchange.send("GET", port: $0.port, "/healthz").header("X-Long-Polls") == "1" }; return victim != nil })
+        try #require(victim).kill()
+        let bob = try ChildProcess.chatcli(["join", code, "--server", cluster.url, "--json", "--no-store"], name: "bob")
+        #expect(alice.waitForEvent("connected", timeout: 60) != nil, "\(alice.transcript)\n\(cluster.transcripts)")
+        #expect(bob.waitForEvent("connected", timeout: 30) != nil, "\(bob.transcript)")
+        alice.write("made it\n")
+        #expect(bob.waitForMessages(count: 1) == ["made it"])
+        alice.closeInput()
+        #expect(alice.waitForExit() == 0)
+        #expect(bob.waitForExit() == 0)
+    }
+
+    @Test func sigtermDrainsAnInstanceAndItsClientsMoveOn() throws {
+        let cluster = try ClusterFixture(instances: 2)
+        let alice = try ChildProcess.chatcli(["create", "--server", cluster.url, "--json", "--no-store"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", cluster.url, "--json", "--no-store"], name: "bob")
+        #expect(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)")
+        #expect(bob.waitForEvent("connected", timeout: 30) != nil, "\(bob.transcript)")
+        let draining = try #require(cluster.instances.first { $0.openWebSockets > 0 })
+        let other = try #require(cluster.instances.first { $0 !== draining })
+        draining.process.signal(SIGTERM)
+        #expect(draining.process.waitForExit() == 143, "\(draining.process.transcript)")
+        // Its seats were freed as it left: the clients are seated again on
+        // the other instance without waiting for a heartbeat to expire.
+        #expect(waitFor(timeout: 60) {
+            let members = cluster.redis.cli("--scan", "--pattern", "chatcli:seats:*").first.map { cluster.redis.cli("HVALS", $0) } ?? []
+            return members.count == 2 && members.allSatisfy { $0.hasPrefix(other.instanceID + "/") }
+        }, "\(cluster.transcripts)")
+        bob.write("still here\n")
+        #expect(alice.waitForMessages(count: 1) == ["still here"])
+        alice.closeInput()
+        #expect(alice.waitForExit() == 0)
+        #expect(bob.waitForExit() == 0)
+    }
+
+    /// Polls `condition` every 100 ms until it holds or `timeout` passes.
+    func waitFor(timeout: TimeInterval = 30, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if condition() { return true }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return condition()
+    }
+}

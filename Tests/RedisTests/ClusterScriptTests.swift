@@ -1,0 +1,156 @@
+import Redis
+import Runtime
+@testable import SignalingServer
+import Testing
+import TestSupport
+
+/// The cluster's Lua scripts against a real redis-server. Every script takes
+/// `now` as an argument, so expiry, the rate limit's window and seat rules
+/// are driven by a manual clock here; only Redis's own TTLs run on its clock,
+/// and the base time is the real one so they never fire during a test.
+@Suite(.serialized, .enabled(if: RedisServer.isInstalled))
+final class ClusterScriptTests {
+    let server: RedisServer
+    let loop: EventLoop
+    let connection: RedisConnection
+    let t0 = wallClockMilliseconds()
+    let prefix = "t:"
+
+    init() throws {
+        server = try RedisServer()
+        loop = try EventLoop()
+        var settings = RedisConnection.Settings(url: RedisURL(host: "127.0.0.1", port: server.port))
+        settings.setup = ClusterScripts.all.map(\.loadCommand)
+        connection = RedisConnection(loop: loop, settings: settings)
+        connection.onReady = { [loop] in loop.stop() }
+        connection.start()
+        _ = loop.run(timeout: .seconds(10))
+    }
+
+    /// Runs one command and returns its reply.
+    func send(_ command: [String]) throws -> RESPValue {
+        nonisolated(unsafe) var reply: Result<RESPValue, RedisError>?
+        connection.send(command) { [loop] in reply = $0; loop.stop() }
+        #expect(loop.run(timeout: .seconds(10)))
+        return try #require(reply).get()
+    }
+
+    func run(_ script: RedisScript, at offset: Int64, _ arguments: [String]) throws -> RESPValue {
+        try send(script.command([prefix, String(t0 + offset)] + arguments))
+    }
+
+    func strings(_ value: RESPValue) -> [String] { value.elements?.compactMap(\.string) ?? [] }
+
+    @Test func aCodeLivesUntilItsExpiryAndRedisExpiresItThen() throws {
+        let exp = t0 + 60_000
+        #expect(try run(ClusterScripts.create, at: 0, ["123456", "alice-device", String(exp)]) == .integer(1))
+        #expect(try run(ClusterScripts.create, at: 1_000, ["123456", "mallory-dev", String(exp + 1)]) == .integer(0))
+        #expect(strings(try run(ClusterScripts.check, at: 59_999, ["123456", "alice-device"])) == ["pending"])
+        #expect(strings(try run(ClusterScripts.check, at: 60_000, ["123456", "alice-device"])) == ["notfound"])
+        #expect(strings(try run(ClusterScripts.check, at: 0, ["123456", "someone-else"])) == ["notfound"])
+        #expect(try send(["PEXPIRETIME", "t:code:123456"]) == .integer(exp))
+        // Expired by the servers' clock, the code is free again at once.
+        #expect(try run(ClusterScripts.create, at: 60_000, ["123456", "bobby-device", String(exp + 60_000)]) == .integer(1))
+    }
+
+    @Test func acceptingTwiceIsTakenAndTheRoomExpiresWithTheCode() throws {
+        let exp = t0 + 600_000
+        let room = String(repeating: "ab", count: 24)
+        _ = try run(ClusterScripts.create, at: 0, ["222222", "alice-device", String(exp)])
+        #expect(strings(try run(ClusterScripts.accept, at: 10, ["222222", "bobby-device", "addr", "10", "60000", room])) == ["ok", room])
+        #expect(strings(try run(ClusterScripts.accept, at: 20, ["222222", "carol-device", "addr", "10", "60000", room])) == ["taken"])
+        #expect(strings(try run(ClusterScripts.check, at: 30, ["222222", "alice-device"])) == ["accepted", room])
+        #expect(strings(try run(ClusterScripts.lookup, at: 40, [room])) == ["alice-device", "bobby-device", String(exp)])
+        #expect(try send(["PEXPIRETIME", "t:room:" + room]) == .integer(exp))
+        // Accepted rooms are never swept early: they live to their expiry.
+        #expect(strings(try run(ClusterScripts.check, at: 599_999, ["222222", "alice-device"])) == ["accepted", room])
+        #expect(try run(ClusterScripts.lookup, at: 600_000, [room]).isNull)
+    }
+
+    @Test func theRateLimitIsASlidingWindowOfMisses() throws {
+        for i in 0..<10 {
+            #expect(strings(try run(ClusterScripts.accept, at: Int64(i), ["99999\(i)", "bobby-device", "10.0.0.1", "10", "60000", "x"])) == ["notfound"])
+        }
+        let limited = try run(ClusterScripts.accept, at: 100, ["123123", "bobby-device", "10.0.0.1", "10", "60000", "x"])
+        #expect(limited == .array([.bulk(Array("limited".utf8)), .integer(59_900)]))
+        #expect(try run(ClusterScripts.limited, at: 100, ["10.0.0.1", "10", "60000"]) == .integer(59_900))
+        #expect(try run(ClusterScripts.limited, at: 100, ["10.0.0.2", "10", "60000"]) == .integer(0))
+        // Free again a window after the oldest miss.
+        #expect(try run(ClusterScripts.limited, at: 60_000, ["10.0.0.1", "10", "60000"]) == .integer(0))
+    }
+
+    @Test func purgeCountsAcceptedAndPendingRoomsOfTheseDevices() throws {
+        let exp = String(t0 + 600_000)
+        _ = try run(ClusterScripts.create, at: 0, ["111111", "alice-device", exp])
+        _ = try run(ClusterScripts.create, at: 0, ["333333", "alice-device", exp])
+        _ = try run(ClusterScripts.create, at: 0, ["444444", "other-device", exp])
+        _ = try run(ClusterScripts.accept, at: 0, ["333333", "bobby-device", "a", "10", "60000", String(repeating: "cd", count: 24)])
+        #expect(try run(ClusterScripts.purge, at: 1, ["alice-device", "bobby-device"]) == .array([.integer(1), .integer(1)]))
+        #expect(strings(try run(ClusterScripts.check, at: 2, ["444444", "other-device"])) == ["pending"])
+        #expect(try run(ClusterScripts.purge, at: 3, ["alice-device"]) == .array([.integer(0), .integer(0)]))
+    }
+
+    // MARK: - Hub
+
+    func makeRoom(_ room: String) throws {
+        _ = try run(ClusterScripts.create, at: 0, ["555555", "alice-device", String(t0 + 600_000)])
+        _ = try run(ClusterScripts.accept, at: 0, ["555555", "bobby-device", "a", "10", "60000", room])
+        for instance in ["ia", "ib", "ic"] { _ = try send(["SET", "t:inst:" + instance, "1", "PX", "600000"]) }
+    }
+
+    func inbox(_ instance: String) throws -> [[String: String]] {
+        (try send(["XRANGE", "t:inbox:" + instance, "-", "+"]).elements ?? []).map { entry in
+            let list = entry.elements?.last?.elements?.compactMap(\.string) ?? []
+            return Dictionary(uniqueKeysWithValues: stride(from: 0, to: list.count - 1, by: 2).map { (list[$0], list[$0 + 1]) })
+        }
+    }
+
+    @Test func aResentHubCommandIsAppliedOnce() throws {
+        let room = String(repeating: "ef", count: 24)
+        try makeRoom(room)
+        #expect(try run(ClusterHubScripts.join, at: 1, ["ia/1", "1", room]) == .integer(1))
+        #expect(try run(ClusterHubScripts.join, at: 2, ["ib/7", "1", room]) == .integer(1))
+        #expect(try inbox("ia").map { $0["ev"] ?? "" } == ["joined", "ready"])
+        #expect(try inbox("ib").map { $0["ev"] ?? "" } == ["joined", "ready"])
+        #expect(try run(ClusterHubScripts.relay, at: 3, ["ia/1", "2", "webrtc_offer", "00000000000000aa", #"{"sdp":"v=0"}"#]) == .integer(1))
+        // The same command again (its reply was lost with the connection): skipped.
+        #expect(try run(ClusterHubScripts.relay, at: 4, ["ia/1", "2", "webrtc_offer", "00000000000000aa", #"{"sdp":"v=0"}"#]) == .integer(0))
+        #expect(try run(ClusterHubScripts.relay, at: 5, ["ia/1", "3", "ice_candidate", "00000000000000aa", #"{"candidate":null}"#]) == .integer(1))
+        let relayed = try inbox("ib").filter { $0["ev"] == "relay" }
+        #expect(relayed.map { $0["type"] ?? "" } == ["webrtc_offer", "ice_candidate"])
+        #expect(relayed.first?["to"] == "7" && relayed.first?["room"] == room && relayed.first?["from"] == "00000000000000aa")
+        let message = ClusterHub.message("relay", try #require(relayed.first))
+        #expect(message?.json.serialized == #"{"type":"webrtc_offer","sdp":"v=0","from":"00000000000000aa","roomId":"\#(room)"}"#)
+    }
+
+    @Test func aSeatOfADeadInstanceIsFreeAndThePeerHearsOfIt() throws {
+        let room = String(repeating: "12", count: 24)
+        try makeRoom(room)
+        _ = try run(ClusterHubScripts.join, at: 1, ["ia/1", "1", room])
+        _ = try run(ClusterHubScripts.join, at: 2, ["ib/2", "1", room])
+        // A third member while both live: room_full, and both holders are probed.
+        _ = try run(ClusterHubScripts.join, at: 3, ["ic/3", "1", room])
+        #expect(try inbox("ic").map { $0["ev"] ?? "" } == ["full"])
+        #expect(try inbox("ia").last?["ev"] == "probe")
+        // Instance ia dies (its heartbeat key expires): its seat, the
+        // initiator's, is free; the member who stayed hears peer_disconnected.
+        _ = try send(["DEL", "t:inst:ia"])
+        _ = try run(ClusterHubScripts.join, at: 4, ["ic/3", "2", room])
+        let events = try inbox("ic").map { "\($0["ev"] ?? "") \($0["init"] ?? "")" }
+        #expect(events == ["full ", "joined 1", "ready 1"])
+        #expect(try inbox("ib").suffix(2).map { $0["ev"] ?? "" } == ["peer_disconnected", "ready"])
+    }
+
+    @Test func relayingAloneOrOutsideARoomIsAnError() throws {
+        let room = String(repeating: "34", count: 24)
+        try makeRoom(room)
+        _ = try run(ClusterHubScripts.relay, at: 1, ["ia/1", "1", "webrtc_offer", "aa", "{}"])
+        _ = try run(ClusterHubScripts.join, at: 2, ["ia/1", "2", room])
+        _ = try run(ClusterHubScripts.relay, at: 3, ["ia/1", "3", "webrtc_offer", "aa", "{}"])
+        _ = try run(ClusterHubScripts.leave, at: 4, ["ia/1", "4"])
+        let events = try inbox("ia").map { "\($0["ev"] ?? "") \($0["code"] ?? $0["room"] ?? "")" }
+        #expect(events == ["error not_in_room", "joined \(room)", "error no_peer", "left \(room)"])
+        _ = try run(ClusterHubScripts.join, at: 5, ["ia/1", "5", String(repeating: "00", count: 24)])
+        #expect(try inbox("ia").last?["code"] == "room_not_found")
+    }
+}
