@@ -15,11 +15,13 @@ public final class EventPrinter {
 
     public init(jsonMode: Bool) { self.jsonMode = jsonMode }
 
-    /// The link a browser opens to join `code`.
+    /// The link a browser opens to join `code`: the six-digit locator only,
+    /// since the page does not run the PAKE (the secret words never go into
+    /// a URL, where a log or a history would keep them).
     public func inviteLink(_ code: String) -> String? {
         guard var base = inviteBase else { return nil }
         while base.hasSuffix("/") { base.removeLast() }
-        return "\(base)/j/\(code)"
+        return "\(base)/j/\(PairingCode(userInput: code)?.locator ?? code)"
     }
 
     public func emit(_ event: ChatEvent) {
