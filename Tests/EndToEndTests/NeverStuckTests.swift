@@ -63,7 +63,7 @@ import Testing
     @Test func sigtermEndsItWhileConnectingToAPeerThatNeverAnswers() throws {
         let server = try ServerProcess()
         let p = try ChildProcess.chatcli(["create", "--server", server.url, "--json", "--no-store"], name: "create")
-        let code = try #require(p.waitForEvent("code", timeout: 20)?["code"] as? String)
+        let code = try #require(p.waitForEvent("code", timeout: 20)?["locator"] as? String)   // the mute peer only knows the digits
         let mute = try ChildProcess(Harness.pythonPath, ["-c", Self.mutePeer, "127.0.0.1:\(server.port)", code], name: "mute peer")
         #expect(p.waitForEvent("peer_joined", timeout: 20) != nil, "\(p.transcript)\n\(mute.transcript)")
         Thread.sleep(forTimeInterval: 0.3)

@@ -15,9 +15,13 @@ public enum ControlMessage: Equatable, Sendable {
     public static let maxBytes = 4096
 
     public init?(text: String) {
-        guard text.utf8.count <= Self.maxBytes, let json = try? JSON.parse(text), let type = json["type"]?.stringValue else {
-            return nil
-        }
+        guard text.utf8.count <= Self.maxBytes, let json = try? JSON.parse(text) else { return nil }
+        self.init(json: json)
+    }
+
+    /// From an already parsed `ctl` message (the session parses each once).
+    public init?(json: JSON) {
+        guard let type = json["type"]?.stringValue else { return nil }
         switch type {
         case "name":
             guard let name = json["name"]?.stringValue else { return nil }

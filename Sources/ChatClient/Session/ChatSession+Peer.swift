@@ -199,7 +199,7 @@ extension ChatSession {
     }
 
     private func control(_ text: String) {
-        guard let json = try? JSON.parse(text), text.utf8.count <= ControlMessage.maxBytes else { return }
+        guard text.utf8.count <= ControlMessage.maxBytes, let json = try? JSON.parse(text) else { return }
         if PAKEMessage.isPAKE(json) {
             pakeMessage(PAKEMessage(json: json))
             return
@@ -216,7 +216,7 @@ extension ChatSession {
             }
             return
         }
-        if let message = ControlMessage(text: text) { emit(.control(message)) }   // unknown types are ignored
+        if let message = ControlMessage(json: json) { emit(.control(message)) }   // unknown types are ignored
     }
 
     func show(_ texts: [String]) {
