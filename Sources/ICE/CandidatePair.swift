@@ -58,8 +58,12 @@ struct CandidatePair: Sendable {
     /// on this pair succeeded (§7.3.1.5).
     var nominateOnSuccess = false
     var rtt: Duration?
+    /// When the first check on this pair went out.
+    var checkedSince: Duration?
 
     var foundation: String { local.candidate.foundation + ":" + remote.foundation }
+    /// Either end is a TURN relay.
+    var isRelayed: Bool { local.candidate.type == .relay || remote.type == .relay }
 
     func priority(role: ICERole) -> UInt64 {
         let ours = local.candidate.priority, theirs = remote.priority

@@ -24,6 +24,7 @@ extension ICEAgent {
         let pair = checkList[id]
         let request = checkRequest(localPreference: pair.local.localPreference, useCandidate: useCandidate)
         if !useCandidate { checkList[id].state = .inProgress }
+        if checkList[id].checkedSince == nil { checkList[id].checkedSince = now }
         startTransaction(
             request, kind: .check(pair: id, useCandidate: useCandidate), base: pair.local.base,
             destination: pair.remoteAddress, key: .shortTerm(password: credentials.pwd),

@@ -50,6 +50,11 @@ public struct ICEConfig: Hashable, Sendable {
     /// How long the controlling agent waits after the first valid pair for
     /// a better one before nominating (regular nomination, §8.1.1).
     public var nominationDelay: Duration = .milliseconds(200)
+    /// A relayed pair is not nominated while a direct pair's check, begun
+    /// less than this long ago, still awaits its answer: under loss the
+    /// first retransmission (at 0.5 s) usually gets through, and a direct
+    /// path is worth a short wait.
+    public var directPatience: Duration = .milliseconds(1200)
     /// Without a selected pair after this long, the agent fails even if the
     /// peer never signalled end-of-candidates.
     public var connectTimeout: Duration = .seconds(30)

@@ -22,12 +22,22 @@ extension ICEAgent {
         guard role == .controlling, nominatingPair == nil, selectedID == nil, remoteCredentials != nil,
               let id = checkList.highest(role: role, where: { $0.valid && $0.state == .succeeded })
         else { return }
-        if let later = portProbingDefers(nominating: id) {
+        if let later = portProbingDefers(nominating: id) ?? directCheckDefers(nominating: id) {
             nominationAt = later
             return
         }
         nominatingPair = id
         startCheck(pair: id, useCandidate: true)
+    }
+
+    /// A relayed pair waits while a direct pair's check is still under way
+    /// (its retransmissions may yet be answered under loss), at most
+    /// `directPatience` after that check began; returns when to look again.
+    func directCheckDefers(nominating id: Int) -> Duration? {
+        guard checkList[id].isRelayed else { return nil }
+        let pending = checkList.pairs.filter { $0.state == .inProgress && !$0.isRelayed }.compactMap(\.checkedSince)
+        guard let first = pending.min(), now < first + config.directPatience else { return nil }
+        return first + config.directPatience
     }
 
     func nominationFailed(pair id: Int) {
