@@ -141,18 +141,6 @@ struct BrowserTests {
 
 /// The response head of `GET path` on 127.0.0.1.
 private func rawGet(port: UInt16, _ path: String) -> String? {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    guard Harness.withLoopback(port: port, { connect(fd, $0, $1) }) == 0 else { return nil }
-    let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
-    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-    var response: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 8192)
-    while true {
-        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-        if n <= 0 { break }
-        response += chunk[0..<n]
-    }
-    let text = String(decoding: response, as: UTF8.self)
-    return text.range(of: "\r\n\r\n").map { String(text[..<$0.lowerBound]) }
+    let exchange = HTTPExchange.send("GET", port: port, path)
+    return exchange.status == 0 ? nil : exchange.head
 }

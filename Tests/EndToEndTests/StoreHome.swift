@@ -57,25 +57,8 @@ struct Finished {
 /// server's side of a purge through the REST API (WireProtocol §1).
 enum REST {
     static func request(_ method: String, port: UInt16, _ target: String, json: String? = nil) -> (status: Int, body: String) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        guard Harness.withLoopback(port: port, { connect(fd, $0, $1) }) == 0 else { return (0, "connect failed") }
-        let body = json ?? ""
-        let head = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-            + (json == nil ? "" : "Content-Type: application/json\r\n") + "Content-Length: \(body.utf8.count)\r\n\r\n"
-        let bytes = Array((head + body).utf8)
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-        var response: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n <= 0 { break }
-            response += chunk[0..<n]
-        }
-        let text = String(decoding: response, as: UTF8.self)
-        let status = text.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-        let responseBody = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
-        return (status, responseBody)
+        let exchange = HTTPExchange.send(method, port: port, target, raw: json)
+        return (exchange.status, exchange.status == 0 ? "connect failed" : exchange.bodyText)
     }
 
     /// 201 when the code is free, 409 while a room holds it.
