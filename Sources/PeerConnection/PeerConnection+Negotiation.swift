@@ -7,7 +7,7 @@ extension PeerConnection {
     public func createOffer() -> String {
         localSetup = .actpass
         return SessionDescription.offer(sessionID: random.next(), iceUfrag: agent.localCredentials.ufrag,
-                                        icePwd: agent.localCredentials.pwd, fingerprint: sdpFingerprint).serialized()
+                                        icePwd: agent.localCredentials.pwd, fingerprint: sdpFingerprint, tlsID: tlsID).serialized()
     }
 
     /// Takes the peer's offer and returns our answer (`a=setup:active`: we are the DTLS client).
@@ -20,7 +20,7 @@ extension PeerConnection {
         let answer: SessionDescription
         do {
             answer = try SessionDescription.answer(to: offer, sessionID: random.next(), iceUfrag: agent.localCredentials.ufrag,
-                                                   icePwd: agent.localCredentials.pwd, fingerprint: sdpFingerprint)
+                                                   icePwd: agent.localCredentials.pwd, fingerprint: sdpFingerprint, tlsID: tlsID)
         } catch {
             throw .cannotAnswer(error)
         }
@@ -78,7 +78,7 @@ extension PeerConnection {
             }
         }
         let restart = remote != nil
-        if restart, fingerprint != remoteFingerprint { throw .certificateChanged }
+        if restart, !isSameSession(description) { throw .certificateChanged }
         remote = description
         remoteFingerprint = fingerprint
         remoteDescriptionAt = now
