@@ -40,6 +40,7 @@ public final class PeerLink {
         config.ice.relayOnly = relayOnly
         config.ice.portProbing = hardNATProbing ? PortProbingConfig() : nil
         config.certificate = certificate
+        config.announcesCodePAKE = true
         do {
             connection = try PeerConnection(isOfferer: isOfferer, localAddresses: bound.keys.sorted { $0.description < $1.description },
                                             config: config, now: loop.now.duration)

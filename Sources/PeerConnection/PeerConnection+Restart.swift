@@ -42,6 +42,9 @@ extension PeerConnection {
         return old == new
     }
 
+    /// The peer announced that it runs the code's PAKE (`a=x-chatcli-pake`).
+    public var peerRunsCodePAKE: Bool { remote?.codePAKE ?? false }
+
     /// The certificate fingerprint the description pins, if usable.
     static func fingerprint(of description: SessionDescription) -> Fingerprint? {
         guard let fp = description.preferredFingerprint else { return nil }

@@ -17,6 +17,8 @@ public struct PeerConnectionConfig: Sendable {
     /// The DTLS certificate to present (a saved session's, so that its peer
     /// sees the same fingerprint again); nil: a fresh one per connection.
     public var certificate: DTLSCertificate?
+    /// Announce `a=x-chatcli-pake` (chatcli runs the code's PAKE on `ctl`).
+    public var announcesCodePAKE = false
     public init() {}
 }
 

@@ -43,6 +43,7 @@ extension SessionDescription {
             port: data.port)
         description.setup = media.setup ?? session.setup
         description.tlsID = media.tlsID ?? session.tlsID
+        description.codePAKE = media.codePAKE || session.codePAKE
         description.mid = media.mid
         return description
     }
@@ -92,6 +93,7 @@ struct AttributeSet {
     var fingerprints: [SDPFingerprint] = []
     var setup: DTLSSetup?
     var tlsID: String?
+    var codePAKE = false
     var mid: String?
     var sctpPort: Int?
     var sctpmapPort: Int?
@@ -125,6 +127,7 @@ struct AttributeSet {
             if (20...255).contains(trimmed.count), trimmed.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "/") }) {
                 tlsID = String(trimmed)
             }
+        case "x-chatcli-pake": codePAKE = true
         case "mid": mid = String(trimmed)
         case "sctp-port": sctpPort = SessionDescription.parsePort(trimmed)
         case "sctpmap":

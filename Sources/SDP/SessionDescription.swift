@@ -21,6 +21,10 @@ public struct SessionDescription: Sendable, Equatable {
     /// with the same certificate means a new association (a resumed session
     /// keeps its certificate). Nil when the peer sends none.
     public var tlsID: String?
+    /// `a=x-chatcli-pake`: the sender runs the code's PAKE on `ctl` (chatcli
+    /// does; browsers, Inviso and aiortc never send it), so a creator knows at
+    /// once whether to wait for the PAKE (WireProtocol §4c).
+    public var codePAKE = false
     public var mid: String?
     /// SCTP port (`a=sctp-port`, legacy `a=sctpmap` or legacy m-line format).
     public var sctpPort: Int

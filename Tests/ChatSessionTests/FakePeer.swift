@@ -15,6 +15,7 @@ final class FakePeer: PeerTransport {
     /// Stands for `a=tls-id`: one per connection.
     let association: Int
     var remoteAssociation: Int?
+    var peerRunsCodePAKE = false
     let isOfferer: Bool
     let speaksControl: Bool
     var remoteCertificate: String?
@@ -50,15 +51,16 @@ final class FakePeer: PeerTransport {
 
     func createOffer() -> String {
         ufrag += 1
-        return "fake offer cert=\(certificate) tls=\(association) ufrag=\(ufrag)"
+        return "fake offer cert=\(certificate) tls=\(association) pake=\(speaksControl) ufrag=\(ufrag)"
     }
 
     func acceptOffer(_ sdp: String) throws(PeerConnectionError) -> String {
         guard let cert = Self.cert(sdp), let tls = Self.association(sdp) else { throw .noFingerprint }
         remoteCertificate = cert
         remoteAssociation = tls
+        peerRunsCodePAKE = sdp.contains("pake=true")
         world.offered(self, by: cert, association: tls)
-        return "fake answer cert=\(certificate) tls=\(association) ufrag=\(ufrag)"
+        return "fake answer cert=\(certificate) tls=\(association) pake=\(speaksControl) ufrag=\(ufrag)"
     }
 
     func acceptAnswer(_ sdp: String) throws(PeerConnectionError) {
@@ -66,6 +68,7 @@ final class FakePeer: PeerTransport {
         if let remoteAssociation, remoteCertificate != cert || remoteAssociation != tls { throw .certificateChanged }
         remoteCertificate = cert
         remoteAssociation = tls
+        peerRunsCodePAKE = sdp.contains("pake=true")
         world.answered(self, by: tls)
     }
 

@@ -79,6 +79,12 @@ extension ChatSession {
         }
         codeAuth.settled = nil
         codeAuth.heldConnected = info
+        guard peer?.peerRunsCodePAKE ?? false else {
+            // A browser, Inviso or an older chatcli: no PAKE to wait for
+            // (a joiner that typed the secret still never falls back).
+            settle(.unproven)
+            return
+        }
         timers.set(.pakeDeadline, at: now + Self.pakeDeadline)
         startPAKEIfReady()
     }
