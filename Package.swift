@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "SCTP", dependencies: ["Wire"]),
         .target(name: "PAKE", dependencies: ["Wire", "CSodium"]),
         .target(name: "ChatClient", dependencies: [
-            "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "PeerConnection", "CSodium", "SessionStore", "PAKE",
+            "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "DTLS", "PeerConnection", "CSodium", "SessionStore", "PAKE",
         ]),
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
         // The terminal side of chatcli: readline, the interactive chat, stdin lines.
@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims"]),
         .executableTarget(name: "chatcli-bench", dependencies: ["PeerConnection", "Runtime", "STUN", "ICE"]),
         .executableTarget(name: "chatcli", dependencies: [
-            "ChatClient", "Signaling", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire", "Redis",
+            "ChatClient", "Signaling", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire", "Redis", "DTLS",
         ]),
 
         .target(name: "TestSupport", dependencies: ["Wire", "STUN", "Runtime", "COpenSSL"], path: "Tests/TestSupport"),
@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "Wire", "TestSupport"]),
         .testTarget(name: "PAKETests", dependencies: ["PAKE", "Wire", "TestSupport"]),
         .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "Wire"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Wire", "STUN", "ICE", "Runtime", "ChatClient"], exclude: ["Python"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Wire", "STUN", "ICE", "Runtime", "ChatClient", "SessionStore", "DTLS"], exclude: ["Python"]),
     ],
     swiftLanguageModes: [.v6]
 )

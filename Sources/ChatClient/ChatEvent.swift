@@ -28,7 +28,7 @@ public enum ChatEvent: Equatable, Sendable {
     case connected(ConnectionInfo, auth: PeerAuth = .none)
     /// The channel is back after the path was lost (`after`: how long it was down).
     /// In `--json` it is another `connected` event, with the path now in use.
-    case reconnected(ConnectionInfo, after: Duration?)
+    case reconnected(ConnectionInfo, after: Duration?, auth: PeerAuth = .none)
     case message(String)
     /// A local line that could not be sent (`message_too_large`); the chat goes on.
     case notSent(code: String, message: String)
@@ -39,10 +39,10 @@ public enum ChatEvent: Equatable, Sendable {
     /// A `ctl` message from the peer (interactive mode only).
     case control(ControlMessage)
 
-    static func connectedJSON(_ info: ConnectionInfo, auth: PeerAuth?) -> JSON {
+    static func connectedJSON(_ info: ConnectionInfo, auth: PeerAuth) -> JSON {
         .object(["event": "connected", "path": .string(info.path), "local": .string(info.local),
                  "remote": .string(info.remote), "sas": .string(info.sas), "rtt_ms": info.rttMilliseconds.map { JSON($0) } ?? .null,
-                 "auth": auth.map { .string($0.rawValue) }])
+                 "auth": .string(auth.rawValue)])
     }
 
     public static func undeliveredSentence(_ n: Int) -> String {
@@ -69,8 +69,8 @@ public enum ChatEvent: Equatable, Sendable {
                             "remote": .string(remote), "rtt_ms": rtt.map { JSON($0) } ?? .null])
         case .connected(let info, let auth):
             return Self.connectedJSON(info, auth: auth)
-        case .reconnected(let info, _):
-            return Self.connectedJSON(info, auth: nil)
+        case .reconnected(let info, _, let auth):
+            return Self.connectedJSON(info, auth: auth)
         case .message(let text): return ["event": "message", "text": .string(text)]
         case .notSent(let code, let message): return ["event": "error", "error": .string(code), "message": .string(message)]
         case .progress, .notice, .controlReady, .control: return nil

@@ -1,3 +1,4 @@
+import DTLS
 import Glibc
 import PAKE
 import ICE
@@ -76,6 +77,23 @@ public final class ChatManager {
     public var codeSecret: CodeSecret? {
         get { session.options.codeSecret }
         set { session.options.codeSecret = newValue }
+    }
+    /// The chat's DTLS certificate, one for all its connections (a resumed
+    /// session's saved one); nil: a fresh one per connection.
+    public var certificate: DTLSCertificate?
+    /// The peer's certificate the saved session pinned (ChatSession+Pinning).
+    public var pinnedPeer: PinnedPeer? {
+        get { session.options.pinnedPeer }
+        set { session.options.pinnedPeer = newValue }
+    }
+    public var pinsPeer: Bool {
+        get { session.options.pinsPeer }
+        set { session.options.pinsPeer = newValue }
+    }
+    /// The saved session's name (for the sentence that tells how to accept a new peer).
+    public var sessionName: String? {
+        get { session.options.sessionName }
+        set { session.options.sessionName = newValue }
     }
     public var inviteServer: String? {
         get { session.options.inviteServer }
@@ -213,7 +231,8 @@ public final class ChatManager {
         }
         do {
             let link = try PeerLink(loop: loop, isOfferer: isOfferer, interfaces: NetworkInterfaces.addresses(), stunServers: servers.stun,
-                                    turnServers: servers.turn, relayOnly: relayOnly, caFile: http.caFile, hardNATProbing: hardNATProbing)
+                                    turnServers: servers.turn, relayOnly: relayOnly, caFile: http.caFile, hardNATProbing: hardNATProbing,
+                                    certificate: certificate)
             let transport = link.connection
             link.onEvent = { [weak self, weak transport] event in
                 guard let self, let transport else { return }

@@ -23,6 +23,9 @@ public enum ClientError: Error, Equatable, Sendable {
     case noTURN(NoTURN)
     /// The PAKE failed: another code, or someone in the middle.
     case pakeFailed
+    /// The peer of a chat presented another certificate than the one pinned
+    /// for it (`session`: the saved session's name, if it has one).
+    case peerChanged(session: String?)
 
     public var code: String {
         switch self {
@@ -42,6 +45,7 @@ public enum ClientError: Error, Equatable, Sendable {
         case .interrupted: return "interrupted"
         case .peerConnectionFailed, .noTURN: return "connection_failed"
         case .pakeFailed: return "pake_failed"
+        case .peerChanged: return "peer_changed"
         }
     }
 
@@ -82,6 +86,12 @@ public enum ClientError: Error, Equatable, Sendable {
             return "Could not connect to your peer: --relay-only needs a TURN server, and \(reason) (see 'chatcli doctor')."
         case .pakeFailed:
             return "The codes did not match, or someone may be intercepting this chat: nothing was sent or shown, and this code cannot be tried again."
+        case .peerChanged(let session?):
+            return "Your peer presented another certificate than the one pinned for this chat, so it may not be your peer (someone may be intercepting): nothing was sent or shown. "
+                + "If your peer really started over, accept its new certificate deliberately with: chatcli resume \(session) --accept-new-peer"
+        case .peerChanged(nil):
+            return "Your peer presented another certificate than the one pinned for this chat, so it may not be your peer (someone may be intercepting): nothing was sent or shown. "
+                + "Start a new chat with 'chatcli create' if your peer really started over."
         }
     }
 }

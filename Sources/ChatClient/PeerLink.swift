@@ -1,3 +1,4 @@
+import DTLS
 import ICE
 import PeerConnection
 import Runtime
@@ -24,7 +25,7 @@ public final class PeerLink {
     /// turns on port probing (`PortProbingConfig`).
     public init(loop: EventLoop, isOfferer: Bool, interfaces: [SocketAddress], stunServers: [SocketAddress],
                 turnServers: [ICETURNServer] = [], relayOnly: Bool = false, caFile: String? = nil,
-                hardNATProbing: Bool = false) throws(ClientError) {
+                hardNATProbing: Bool = false, certificate: DTLSCertificate? = nil) throws(ClientError) {
         self.loop = loop
         streams = TURNStreams(loop: loop, servers: turnServers, caFile: caFile)
         var bound: [STUNAddress: UDPSocket] = [:]
@@ -38,6 +39,8 @@ public final class PeerLink {
         config.turnServers = turnServers
         config.ice.relayOnly = relayOnly
         config.ice.portProbing = hardNATProbing ? PortProbingConfig() : nil
+        config.certificate = certificate
+        config.announcesCodePAKE = true
         do {
             connection = try PeerConnection(isOfferer: isOfferer, localAddresses: bound.keys.sorted { $0.description < $1.description },
                                             config: config, now: loop.now.duration)

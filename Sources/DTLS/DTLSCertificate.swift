@@ -51,6 +51,34 @@ public final class DTLSCertificate: @unchecked Sendable {
         fingerprint = fp
     }
 
+    /// A saved certificate again (`derBytes` and `privateKeyDER` of an
+    /// earlier one), so a resumed session shows its peer the same fingerprint.
+    /// Bytes that are not a certificate, a key, or a matching pair are refused.
+    public init(der: [UInt8], privateKeyDER: [UInt8]) throws(DTLSError) {
+        OpenSSLErrors.clear()
+        let cert: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_X509(nil, &cursor, buffer.count)
+        }
+        guard let cert else { throw .certificateImportFailed("not a DER certificate: \(OpenSSLErrors.drain())") }
+        let key: OpaquePointer? = privateKeyDER.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
+        }
+        guard let key else {
+            X509_free(cert)
+            throw .certificateImportFailed("not a DER private key: \(OpenSSLErrors.drain())")
+        }
+        guard X509_check_private_key(cert, key) == 1, let fp = Fingerprint.of(certificate: cert, algorithm: "sha-256") else {
+            X509_free(cert)
+            EVP_PKEY_free(key)
+            throw .certificateImportFailed("the private key does not belong to the certificate")
+        }
+        x509 = cert
+        privateKey = key
+        fingerprint = fp
+    }
+
     deinit {
         X509_free(x509)
         EVP_PKEY_free(privateKey)  // frees (and OpenSSL cleanses) the EC private scalar
@@ -62,6 +90,16 @@ public final class DTLSCertificate: @unchecked Sendable {
         let n = i2d_X509(x509, &out)
         guard n > 0, let out else { return [] }
         defer { CRYPTO_free(out, #fileID, #line) }
+        return Array(UnsafeBufferPointer(start: out, count: Int(n)))
+    }
+
+    /// The private key in DER form (for `init(der:privateKeyDER:)`); a
+    /// secret: keep it only where the session store seals it.
+    public var privateKeyDER: [UInt8] {
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        let n = i2d_PrivateKey(privateKey, &out)
+        guard n > 0, let out else { return [] }
+        defer { CRYPTO_clear_free(out, Int(n), #fileID, #line) }
         return Array(UnsafeBufferPointer(start: out, count: Int(n)))
     }
 

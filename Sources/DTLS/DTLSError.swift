@@ -19,6 +19,8 @@ public enum DTLSError: Error, Sendable, Equatable, CustomStringConvertible {
     case certificateGenerationFailed(String)
     /// Creating or configuring the OpenSSL context failed.
     case setupFailed(String)
+    /// A saved certificate and key could not be read back.
+    case certificateImportFailed(String)
 
     public var description: String {
         switch self {
@@ -40,6 +42,8 @@ public enum DTLSError: Error, Sendable, Equatable, CustomStringConvertible {
             return "could not generate the DTLS certificate: \(detail)"
         case .setupFailed(let detail):
             return "could not set up DTLS: \(detail)"
+        case .certificateImportFailed(let detail):
+            return "could not read the saved DTLS certificate: \(detail)"
         }
     }
 }

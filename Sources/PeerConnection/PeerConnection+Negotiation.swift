@@ -6,8 +6,10 @@ extension PeerConnection {
     /// The offer (initiator): `a=setup:actpass`, candidates trickled separately.
     public func createOffer() -> String {
         localSetup = .actpass
-        return SessionDescription.offer(sessionID: random.next(), iceUfrag: agent.localCredentials.ufrag,
-                                        icePwd: agent.localCredentials.pwd, fingerprint: sdpFingerprint).serialized()
+        var offer = SessionDescription.offer(sessionID: random.next(), iceUfrag: agent.localCredentials.ufrag,
+                                             icePwd: agent.localCredentials.pwd, fingerprint: sdpFingerprint, tlsID: tlsID)
+        offer.codePAKE = config.announcesCodePAKE
+        return offer.serialized()
     }
 
     /// Takes the peer's offer and returns our answer (`a=setup:active`: we are the DTLS client).
@@ -17,13 +19,14 @@ extension PeerConnection {
             guard isSameSession(offer) else { throw .certificateChanged }
             if offer.iceUfrag != remote.iceUfrag || offer.icePwd != remote.icePwd { restartAgent() }
         }
-        let answer: SessionDescription
+        var answer: SessionDescription
         do {
             answer = try SessionDescription.answer(to: offer, sessionID: random.next(), iceUfrag: agent.localCredentials.ufrag,
-                                                   icePwd: agent.localCredentials.pwd, fingerprint: sdpFingerprint)
+                                                   icePwd: agent.localCredentials.pwd, fingerprint: sdpFingerprint, tlsID: tlsID)
         } catch {
             throw .cannotAnswer(error)
         }
+        answer.codePAKE = config.announcesCodePAKE
         localSetup = answer.setup ?? .active
         try apply(offer)
         return answer.serialized()
@@ -78,7 +81,7 @@ extension PeerConnection {
             }
         }
         let restart = remote != nil
-        if restart, fingerprint != remoteFingerprint { throw .certificateChanged }
+        if restart, !isSameSession(description) { throw .certificateChanged }
         remote = description
         remoteFingerprint = fingerprint
         remoteDescriptionAt = now

@@ -27,17 +27,23 @@ extension PeerConnection {
         drainICE()
     }
 
-    /// Is `offer` a restart of this connection (same certificate)? A
-    /// different certificate means the peer started over: a new connection.
+    /// Is `offer` a restart of this connection (same certificate and, when
+    /// both carry one, the same `a=tls-id`)? Otherwise the peer started over
+    /// (a new process, perhaps a resumed session with its saved certificate):
+    /// a new connection.
     public func isSameSession(_ sdp: String) -> Bool {
         guard let description = try? SessionDescription.parse(sdp) else { return false }
         return isSameSession(description)
     }
 
     func isSameSession(_ description: SessionDescription) -> Bool {
-        guard let fingerprint = Self.fingerprint(of: description) else { return false }
-        return fingerprint == remoteFingerprint
+        guard let fingerprint = Self.fingerprint(of: description), fingerprint == remoteFingerprint else { return false }
+        guard let old = remote?.tlsID, let new = description.tlsID else { return true }
+        return old == new
     }
+
+    /// The peer announced that it runs the code's PAKE (`a=x-chatcli-pake`).
+    public var peerRunsCodePAKE: Bool { remote?.codePAKE ?? false }
 
     /// The certificate fingerprint the description pins, if usable.
     static func fingerprint(of description: SessionDescription) -> Fingerprint? {

@@ -16,6 +16,9 @@ public final class PeerConnection {
     let config: PeerConnectionConfig
     let agent: ICEAgent
     let certificate: DTLSCertificate
+    /// This connection's DTLS association (`a=tls-id`, RFC 8842): a peer that
+    /// keeps its certificate across processes still starts a new association.
+    let tlsID: String
     var random: any RandomNumberGenerator
     var now: Duration
 
@@ -50,12 +53,17 @@ public final class PeerConnection {
         self.config = config
         self.now = now
         self.random = random
-        do {
-            certificate = try DTLSCertificate()
-        } catch {
-            throw .certificateUnavailable(error)
+        if let saved = config.certificate {
+            certificate = saved
+        } else {
+            do {
+                certificate = try DTLSCertificate()
+            } catch {
+                throw .certificateUnavailable(error)
+            }
         }
         var rng = random
+        tlsID = (0..<3).map { _ in String(rng.next() | 1 << 63, radix: 16) }.joined()
         let credentials = ICECredentials.random(using: &rng)
         agent = ICEAgent(role: isOfferer ? .controlling : .controlled, localCredentials: credentials,
                          tieBreaker: rng.next(), config: config.ice, now: now, random: rng)

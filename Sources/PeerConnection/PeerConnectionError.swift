@@ -17,7 +17,7 @@ public enum PeerConnectionError: Error, Equatable, Sendable {
     /// Both sides want the same DTLS role (RFC 8842 §5).
     case roleConflict(SDPError)
     case cannotStartDTLS(DTLSError)
-    /// A renegotiation carried another certificate: the peer started a new
+    /// A renegotiation carried another certificate or `a=tls-id`: the peer started a new
     /// connection, so this one cannot continue.
     case certificateChanged
     /// The `label` channel is not (or no longer) open.

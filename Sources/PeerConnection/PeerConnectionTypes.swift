@@ -1,3 +1,4 @@
+import DTLS
 import ICE
 import STUN
 
@@ -13,6 +14,11 @@ public struct PeerConnectionConfig: Sendable {
     public var channelLabel = "chat"
     /// The optional extras channel (PROTOCOL §3), opened by the offerer after `chat`.
     public var controlChannelLabel = "ctl"
+    /// The DTLS certificate to present (a saved session's, so that its peer
+    /// sees the same fingerprint again); nil: a fresh one per connection.
+    public var certificate: DTLSCertificate?
+    /// Announce `a=x-chatcli-pake` (chatcli runs the code's PAKE on `ctl`).
+    public var announcesCodePAKE = false
     public init() {}
 }
 

@@ -42,6 +42,8 @@ extension SessionDescription {
             endOfCandidates: session.endOfCandidates || media.endOfCandidates,
             port: data.port)
         description.setup = media.setup ?? session.setup
+        description.tlsID = media.tlsID ?? session.tlsID
+        description.codePAKE = media.codePAKE || session.codePAKE
         description.mid = media.mid
         return description
     }
@@ -90,6 +92,8 @@ struct AttributeSet {
     var iceLite = false
     var fingerprints: [SDPFingerprint] = []
     var setup: DTLSSetup?
+    var tlsID: String?
+    var codePAKE = false
     var mid: String?
     var sctpPort: Int?
     var sctpmapPort: Int?
@@ -118,6 +122,12 @@ struct AttributeSet {
             let fields = trimmed.split(whereSeparator: { $0 == " " || $0 == "\t" })
             if fields.count == 2 { fingerprints.append(SDPFingerprint(algorithm: String(fields[0]), value: String(fields[1]))) }
         case "setup": setup = DTLSSetup(rawValue: trimmed.lowercased())
+        case "tls-id":
+            // RFC 8842 §5.2: 20 to 255 characters of [A-Za-z0-9+/]
+            if (20...255).contains(trimmed.count), trimmed.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "+" || $0 == "/") }) {
+                tlsID = String(trimmed)
+            }
+        case "x-chatcli-pake": codePAKE = true
         case "mid": mid = String(trimmed)
         case "sctp-port": sctpPort = SessionDescription.parsePort(trimmed)
         case "sctpmap":

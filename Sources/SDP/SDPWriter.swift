@@ -22,6 +22,8 @@ extension SessionDescription {
         if !iceOptions.isEmpty { lines.append("a=ice-options:" + iceOptions.joined(separator: " ")) }
         for fingerprint in fingerprints { lines.append("a=fingerprint:\(fingerprint.sdpValue)") }
         lines.append("a=setup:\((setup ?? .actpass).rawValue)")
+        if let tlsID { lines.append("a=tls-id:\(tlsID)") }
+        if codePAKE { lines.append("a=x-chatcli-pake") }
         lines.append("a=mid:\(mid)")
         lines.append("a=sctp-port:\(sctpPort)")
         if let maxMessageSize { lines.append("a=max-message-size:\(maxMessageSize)") }

@@ -17,6 +17,14 @@ public struct SessionDescription: Sendable, Equatable {
     /// Every `a=fingerprint`, media level first; at least one after parsing.
     public var fingerprints: [SDPFingerprint]
     public var setup: DTLSSetup?
+    /// `a=tls-id` (RFC 8842 §5.2): names the DTLS association; another value
+    /// with the same certificate means a new association (a resumed session
+    /// keeps its certificate). Nil when the peer sends none.
+    public var tlsID: String?
+    /// `a=x-chatcli-pake`: the sender runs the code's PAKE on `ctl` (chatcli
+    /// does; browsers, Inviso and aiortc never send it), so a creator knows at
+    /// once whether to wait for the PAKE (WireProtocol §4c).
+    public var codePAKE = false
     public var mid: String?
     /// SCTP port (`a=sctp-port`, legacy `a=sctpmap` or legacy m-line format).
     public var sctpPort: Int
@@ -68,20 +76,23 @@ public struct SessionDescription: Sendable, Equatable {
 
     /// A fresh offer (`a=setup:actpass`) or answer (`active`, RFC 8842 §5.3).
     public static func offer(sessionID: UInt64, iceUfrag: String, icePwd: String, fingerprint: SDPFingerprint,
-                             candidates: [String] = [], endOfCandidates: Bool = false) -> SessionDescription {
-        SessionDescription(sessionID: String(sessionID & 0x7FFF_FFFF_FFFF_FFFF), iceUfrag: iceUfrag, icePwd: icePwd,
-                           fingerprints: [fingerprint], setup: .actpass,
-                           candidates: candidates, endOfCandidates: endOfCandidates)
+                             tlsID: String? = nil, candidates: [String] = [], endOfCandidates: Bool = false) -> SessionDescription {
+        var offer = SessionDescription(sessionID: String(sessionID & 0x7FFF_FFFF_FFFF_FFFF), iceUfrag: iceUfrag, icePwd: icePwd,
+                                       fingerprints: [fingerprint], setup: .actpass,
+                                       candidates: candidates, endOfCandidates: endOfCandidates)
+        offer.tlsID = tlsID
+        return offer
     }
 
     public static func answer(to offer: SessionDescription, sessionID: UInt64, iceUfrag: String, icePwd: String,
-                              fingerprint: SDPFingerprint, candidates: [String] = [],
+                              fingerprint: SDPFingerprint, tlsID: String? = nil, candidates: [String] = [],
                               endOfCandidates: Bool = false) throws(SDPError) -> SessionDescription {
         var answer = SessionDescription(sessionID: String(sessionID & 0x7FFF_FFFF_FFFF_FFFF), iceUfrag: iceUfrag,
                                         icePwd: icePwd, fingerprints: [fingerprint],
                                         setup: try DTLSSetup.answer(to: offer.setup),
                                         candidates: candidates, endOfCandidates: endOfCandidates)
         answer.mid = offer.mid ?? "0"  // RFC 8843: the answer echoes the offer's mid
+        answer.tlsID = tlsID
         return answer
     }
 }

@@ -22,11 +22,39 @@ public struct SessionRecord: Equatable, Sendable {
     public var expires: Int?
     /// The session's ephemeral device ids, newest last (never reused).
     public var deviceIDs: [String]
+    /// The session's own DTLS identity, presented again by `resume` so the
+    /// peer sees the same fingerprint; nil in sessions saved before identities were kept.
+    public var identity: Identity?
+    /// The peer's certificate, pinned at the first connection (trust on first use).
+    public var peer: PinnedPeer?
+
+    /// A DTLS certificate and its private key, both DER (sealed with the rest of the store).
+    public struct Identity: Equatable, Sendable {
+        public var certificate: [UInt8]
+        public var privateKey: [UInt8]
+        public init(certificate: [UInt8], privateKey: [UInt8]) {
+            self.certificate = certificate
+            self.privateKey = privateKey
+        }
+    }
+
+    /// The peer's SHA-256 certificate fingerprint, and whether the code proved it.
+    public struct PinnedPeer: Equatable, Sendable {
+        public var fingerprint: [UInt8]
+        public var provenByCode: Bool
+        public init(fingerprint: [UInt8], provenByCode: Bool) {
+            self.fingerprint = fingerprint
+            self.provenByCode = provenByCode
+        }
+    }
 
     public init(
         name: String, serverURL: String, code: String, roomID: String? = nil, role: Role,
-        status: Status = .pending, created: Int, expires: Int?, deviceIDs: [String]
+        status: Status = .pending, created: Int, expires: Int?, deviceIDs: [String],
+        identity: Identity? = nil, peer: PinnedPeer? = nil
     ) {
+        self.identity = identity
+        self.peer = peer
         self.name = name
         self.serverURL = serverURL
         self.code = code
@@ -44,6 +72,9 @@ public struct SessionRecord: Equatable, Sendable {
             "roomid": roomID.map(JSON.string), "role": .string(role.rawValue),
             "status": .string(status.rawValue), "created": JSON(created), "expires": expires.map { JSON($0) },
             "deviceIds": .array(deviceIDs.map(JSON.string)),
+            "identity": identity.map { .object(["certificate": .string(Base64.encode($0.certificate)),
+                                               "privateKey": .string(Base64.encode($0.privateKey))]) },
+            "peer": peer.map { .object(["fingerprint": .string(Base64.encode($0.fingerprint)), "provenByCode": .bool($0.provenByCode)]) },
         ])
     }
 
@@ -73,8 +104,20 @@ public struct SessionRecord: Equatable, Sendable {
         case .string(let r)?: roomID = r
         default: return nil
         }
+        var identity: Identity?
+        if let saved = json["identity"], saved != .null {
+            guard let cert = saved["certificate"]?.stringValue.flatMap(Base64.decode),
+                  let key = saved["privateKey"]?.stringValue.flatMap(Base64.decode) else { return nil }
+            identity = Identity(certificate: cert, privateKey: key)
+        }
+        var peer: PinnedPeer?
+        if let pinned = json["peer"], pinned != .null {
+            guard let fingerprint = pinned["fingerprint"]?.stringValue.flatMap(Base64.decode), fingerprint.count == 32,
+                  case .bool(let proven)? = pinned["provenByCode"] else { return nil }
+            peer = PinnedPeer(fingerprint: fingerprint, provenByCode: proven)
+        }
         self.init(
             name: name, serverURL: server, code: code, roomID: roomID, role: role, status: status,
-            created: created, expires: expires, deviceIDs: deviceIDs)
+            created: created, expires: expires, deviceIDs: deviceIDs, identity: identity, peer: peer)
     }
 }

@@ -20,7 +20,7 @@ extension ChatCommand {
                 manager.onSession = { update in
                     switch update {
                     case .pending, .joined: Output.write("Note: this session is not saved (\(reason)).\n", to: 2)
-                    case .accepted, .closed: break
+                    case .accepted, .closed, .peerPinned: break
                     }
                 }
             }

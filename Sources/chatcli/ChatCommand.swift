@@ -1,4 +1,5 @@
 import ChatClient
+import DTLS
 import Glibc
 import PAKE
 import Runtime
@@ -48,17 +49,29 @@ enum ChatCommand {
             Output.write("chatcli: \(error.message)\n", to: 2)
             return error.status
         }
-        return chat(mode: mode, server: server, printer: printer, args: args, iceServers: iceServers, saving: saving, secret: secret)
+        return chat(mode: mode, server: server, printer: printer, args: args, iceServers: iceServers, saving: saving,
+                    identity: ChatIdentity(), secret: secret)
+    }
+
+    /// The chat's DTLS certificate (a resumed session's saved one, else a
+    /// fresh one) and the peer it pinned.
+    struct ChatIdentity {
+        var certificate: DTLSCertificate?
+        var pinnedPeer: PinnedPeer?
+        /// False for a session saved before identities were kept.
+        var pinsPeer = true
     }
 
     /// Runs the chat on an event loop until it ends; returns the exit status.
     static func chat(mode: ChatManager.Mode, server: ServerURL, printer: EventPrinter, args: ParsedArguments,
-                     iceServers: [ICEServerEntry], saving: Saving, secret: CodeSecret? = nil) -> Int32 {
+                     iceServers: [ICEServerEntry], saving: Saving, identity: ChatIdentity, secret: CodeSecret? = nil) -> Int32 {
         let loop: EventLoop
         let connector: Connector
+        let certificate: DTLSCertificate
         do {
             loop = try EventLoop()
             connector = try Connector(loop: loop, server: server, caFile: args.value("ca-file"))
+            certificate = try identity.certificate ?? DTLSCertificate()
         } catch let error as ClientError {
             printer.emit(.error(error))
             return 1
@@ -69,6 +82,9 @@ enum ChatCommand {
 
         let manager = ChatManager(loop: loop, connector: connector, mode: mode, onEvent: printer.emit)
         if environment("CHATCLI_DEBUG_SESSION") != nil { manager.trace = { Output.write($0 + "\n", to: 2) } }
+        manager.certificate = certificate
+        manager.pinnedPeer = identity.pinnedPeer
+        manager.pinsPeer = identity.pinsPeer
         saving.attach(to: manager, caFile: args.value("ca-file"), loop: loop)
         manager.extraICEServers = iceServers
         manager.codeSecret = secret

@@ -21,10 +21,13 @@ extension Commands {
             .value("ice-server", "URL", "Extra STUN/TURN server (stun:HOST:PORT); repeatable.", repeatable: true),
             .value("ca-file", "F", "Trust this CA (PEM) for an https:// server instead of the system store."),
             .flag("json", "Print one JSON event per line (for scripts)."),
+            .flag("accept-new-peer", "Trust the certificate your peer shows now, instead of the one pinned for this session."),
             passphraseFD,
         ],
         positionals: 1...1,
-        details: "The session's server, code, room and device id come from the store. " + storeDetails
+        details: "The session's server, code, room, device id and DTLS certificate come from the store, so your peer sees "
+            + "the same certificate again; a peer that shows another certificate than the one pinned at the first connection "
+            + "is refused (error peer_changed) unless you pass --accept-new-peer. " + storeDetails
     )
 
     static let purgeOptions: [OptionSpec] = [

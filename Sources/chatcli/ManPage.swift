@@ -19,10 +19,13 @@ enum ManPage {
         out += [".PP", ".B chatcli", #"\-V | \-\-version | \-h | \-\-help"#]
         out += [".SH DESCRIPTION"] + paragraphs("""
             Two people chat end to end encrypted over a direct WebRTC data channel (or a TURN relay): one runs \
-            'chatcli create' and gives the 6-digit code it prints to the other, who runs 'chatcli join CODE'. \
-            Both must use the same signaling server (--server URL, or CHATCLI_SERVER on both machines), \
-            which 'chatcli serve' runs. Messages are never stored; sessions (server, code, room, device id) \
-            are kept in a passphrase-locked store so that a cut-off chat can be resumed.
+            'chatcli create' and gives the code it prints (six digits and two words, like 123456-brave-calm) \
+            to the other, who runs 'chatcli join CODE'. Only the six digits reach the server; the words let \
+            both sides prove to each other that they typed the same code, so nobody in the middle, the server \
+            included, can read the chat unnoticed. Both must use the same signaling server (--server URL, or \
+            CHATCLI_SERVER on both machines), which 'chatcli serve' runs. Messages are never stored; sessions \
+            (server, code, room, device id, the session's own certificate and the peer's pinned one) are kept in \
+            a passphrase-locked store so that a cut-off chat can be resumed with the same peer.
             """)
         out.append(".SH COMMANDS")
         for spec in Commands.all {

@@ -1,4 +1,5 @@
 import ChatClient
+import DTLS
 import Glibc
 import PAKE
 import SessionStore
@@ -12,9 +13,9 @@ enum ResumeCommand {
     static func run(_ args: ParsedArguments) -> Int32 {
         guard let iceServers = ICEServerOptions.entries(args) else { return 2 }
         do {
-            let (mode, server, recorder, secret) = try prepare(args)
+            let (mode, server, recorder, identity, secret) = try prepare(args)
             return ChatCommand.chat(mode: mode, server: server, printer: EventPrinter(jsonMode: args.has("json")),
-                                    args: args, iceServers: iceServers, saving: .saved(recorder), secret: secret)
+                                    args: args, iceServers: iceServers, saving: .saved(recorder), identity: identity, secret: secret)
         } catch {
             Output.write("chatcli: \(error.message)\n", to: 2)
             return error.status
@@ -22,7 +23,7 @@ enum ResumeCommand {
     }
 
     static func prepare(_ args: ParsedArguments) throws(CommandFailure)
-        -> (ChatManager.Mode, ServerURL, SessionRecorder, CodeSecret?)
+        -> (ChatManager.Mode, ServerURL, SessionRecorder, ChatCommand.ChatIdentity, CodeSecret?)
     {
         let name = args.positionals[0]
         guard let store = StoreAccess.defaultStore(), store.exists else { throw .store(.unknownSession(name)) }
@@ -57,6 +58,7 @@ enum ResumeCommand {
         default:
             throw .store(.corrupted(reason: "session \"\(name)\" is \(record.status.rawValue) without a room id"))
         }
+        let identity = try savedIdentity(record, acceptNewPeer: args.has("accept-new-peer"))
         // Refused at once while another chatcli has it open: both would
         // claim the same seat in the room.
         let lock: SessionLock
@@ -67,6 +69,21 @@ enum ResumeCommand {
         }
         let recorder = SessionRecorder(store: access.store, passphrase: access.passphrase, server: record.serverURL,
                                        queued: contents.pendingPurges, existingName: name, lock: lock)
-        return (mode, server, recorder, secret)
+        return (mode, server, recorder, identity, secret)
+    }
+
+    /// The session's own certificate, so the peer sees the same fingerprint,
+    /// and the peer's pinned one (`--accept-new-peer`: pinned afresh).
+    static func savedIdentity(_ record: SessionRecord, acceptNewPeer: Bool) throws(CommandFailure) -> ChatCommand.ChatIdentity {
+        guard let saved = record.identity else {
+            // Saved before identities were kept: a new certificate, nothing pinned.
+            return ChatCommand.ChatIdentity(certificate: nil, pinnedPeer: nil, pinsPeer: false)
+        }
+        do {
+            let certificate = try DTLSCertificate(der: saved.certificate, privateKeyDER: saved.privateKey)
+            return ChatCommand.ChatIdentity(certificate: certificate, pinnedPeer: acceptNewPeer ? nil : record.peer)
+        } catch {
+            throw .store(.corrupted(reason: "session \"\(record.name)\" has an unreadable certificate (\(error))"))
+        }
     }
 }

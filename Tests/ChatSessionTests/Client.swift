@@ -11,7 +11,9 @@ final class Client {
     let session: ChatSession
     /// A peer that opens no `ctl` and never acks (a browser, aiortc).
     let plain: Bool
-    /// This process's certificate (a new process has a new one).
+    /// This process's label (a new process has a new one).
+    let label: String
+    /// Its DTLS certificate: a resumed session's is the crashed process's (saved in the store).
     let certificate: String
     var events: [ChatEvent] = []
     var updates: [SessionUpdate] = []
@@ -22,12 +24,13 @@ final class Client {
     var leaving = false
     var crashed = false
 
-    init(world: World, name: String, session: ChatSession, plain: Bool) {
+    init(world: World, name: String, session: ChatSession, plain: Bool, certificate: String? = nil) {
         self.world = world
         self.name = name
         self.session = session
         self.plain = plain
-        certificate = "\(name)-\(world.clients.count)"
+        label = "\(name)-\(world.clients.count)"
+        self.certificate = certificate ?? label
     }
 
     var messages: [String] { events.compactMap { if case .message(let t) = $0 { t } else { nil } } }
@@ -114,7 +117,8 @@ final class Client {
                 }
             }
         case .createPeer(let request, let isOfferer, _):
-            let peer = FakePeer(world: world, owner: name, certificate: certificate, isOfferer: isOfferer, speaksControl: !plain)
+            let peer = FakePeer(world: world, owner: name, certificate: certificate, association: world.newAssociation(),
+                                isOfferer: isOfferer, speaksControl: !plain)
             peers.append(peer)
             session.peerCreated(peer, request: request, now: world.now)
         case .closePeer(let transport):

@@ -10,8 +10,12 @@ import PeerConnection
 final class FakePeer: PeerTransport {
     let world: World
     let owner: String
-    /// Stands for the DTLS certificate: one per process.
+    /// Stands for the DTLS certificate: one per saved session (a resumed process keeps it).
     let certificate: String
+    /// Stands for `a=tls-id`: one per connection.
+    let association: Int
+    var remoteAssociation: Int?
+    var peerRunsCodePAKE = false
     let isOfferer: Bool
     let speaksControl: Bool
     var remoteCertificate: String?
@@ -26,10 +30,11 @@ final class FakePeer: PeerTransport {
     var sentOnChat = 0
     var restarts = 0
 
-    init(world: World, owner: String, certificate: String, isOfferer: Bool, speaksControl: Bool) {
+    init(world: World, owner: String, certificate: String, association: Int, isOfferer: Bool, speaksControl: Bool) {
         self.world = world
         self.owner = owner
         self.certificate = certificate
+        self.association = association
         self.isOfferer = isOfferer
         self.speaksControl = speaksControl
     }
@@ -46,24 +51,30 @@ final class FakePeer: PeerTransport {
 
     func createOffer() -> String {
         ufrag += 1
-        return "fake offer cert=\(certificate) ufrag=\(ufrag)"
+        return "fake offer cert=\(certificate) tls=\(association) pake=\(speaksControl) ufrag=\(ufrag)"
     }
 
     func acceptOffer(_ sdp: String) throws(PeerConnectionError) -> String {
-        guard let cert = Self.cert(sdp) else { throw .noFingerprint }
+        guard let cert = Self.cert(sdp), let tls = Self.association(sdp) else { throw .noFingerprint }
         remoteCertificate = cert
-        world.offered(self, by: cert)
-        return "fake answer cert=\(certificate) ufrag=\(ufrag)"
+        remoteAssociation = tls
+        peerRunsCodePAKE = sdp.contains("pake=true")
+        world.offered(self, by: cert, association: tls)
+        return "fake answer cert=\(certificate) tls=\(association) pake=\(speaksControl) ufrag=\(ufrag)"
     }
 
     func acceptAnswer(_ sdp: String) throws(PeerConnectionError) {
-        guard let cert = Self.cert(sdp) else { throw .noFingerprint }
-        if let remoteCertificate, remoteCertificate != cert { throw .certificateChanged }
+        guard let cert = Self.cert(sdp), let tls = Self.association(sdp) else { throw .noFingerprint }
+        if let remoteAssociation, remoteCertificate != cert || remoteAssociation != tls { throw .certificateChanged }
         remoteCertificate = cert
-        world.answered(self, by: cert)
+        remoteAssociation = tls
+        peerRunsCodePAKE = sdp.contains("pake=true")
+        world.answered(self, by: tls)
     }
 
-    func isSameSession(_ sdp: String) -> Bool { isOpen && Self.cert(sdp) == remoteCertificate }
+    func isSameSession(_ sdp: String) -> Bool {
+        isOpen && Self.cert(sdp) == remoteCertificate && Self.association(sdp) == remoteAssociation
+    }
 
     func restartICE() -> String {
         restarts += 1
@@ -105,5 +116,9 @@ final class FakePeer: PeerTransport {
 
     static func cert(_ sdp: String) -> String? {
         sdp.split(separator: " ").first { $0.hasPrefix("cert=") }.map { String($0.dropFirst(5)) }
+    }
+
+    static func association(_ sdp: String) -> Int? {
+        sdp.split(separator: " ").first { $0.hasPrefix("tls=") }.flatMap { Int($0.dropFirst(4)) }
     }
 }

@@ -16,9 +16,15 @@ extension World {
     }
 
     /// `chatcli resume` of a crashed client: a new process with its saved room and device id.
+    /// `chatcli resume`: the saved session's device id, certificate and pinned peer.
     func resume(_ crashed: Client) -> Client {
-        start(crashed.name, .resumeRoom(roomID: crashed.roomID ?? "", deviceID: crashed.session.deviceID),
-              plain: crashed.plain)
+        let pinned = crashed.updates.last { if case .peerPinned = $0 { true } else { false } }
+        guard case .peerPinned(let pin)? = pinned else {
+            return start(crashed.name, .resumeRoom(roomID: crashed.roomID ?? "", deviceID: crashed.session.deviceID),
+                         plain: crashed.plain, certificate: crashed.certificate)
+        }
+        return start(crashed.name, .resumeRoom(roomID: crashed.roomID ?? "", deviceID: crashed.session.deviceID),
+                     plain: crashed.plain, certificate: crashed.certificate, pinnedPeer: pin)
     }
 }
 

@@ -28,7 +28,7 @@ import TestSupport
                 guard let client = current[who], !client.crashed, client.status == nil else { break }
                 for _ in 0..<Int.random(in: 1...4, using: &rng) {
                     n += 1
-                    let line = "\(client.certificate) \(n)"
+                    let line = "\(client.label) \(n)"
                     client.type(line)
                     typed[ObjectIdentifier(client), default: []].append(line)
                 }
@@ -53,9 +53,9 @@ import TestSupport
         let everyone = world.clients
         for sender in everyone where !sender.crashed {
             let mine = typed[ObjectIdentifier(sender)] ?? []
-            let prefix = sender.certificate + " "
+            let prefix = sender.label + " "
             let shown = everyone.filter { $0.name != sender.name }.flatMap { $0.messages.filter { $0.hasPrefix(prefix) } }
-            #expect(shown == mine, "seed \(seed): \(sender.certificate)'s lines on the other side\n\(world.clients.map { "\($0.certificate) \($0.crashed ? "crashed" : "alive"): \($0.events)" }.joined(separator: "\n"))")
+            #expect(shown == mine, "seed \(seed): \(sender.label)'s lines on the other side\n\(world.clients.map { "\($0.label) \($0.crashed ? "crashed" : "alive"): \($0.events)" }.joined(separator: "\n"))")
             #expect(sender.session.undeliveredMessages == 0, "seed \(seed)")
         }
     }

@@ -23,6 +23,12 @@ final class World {
     var clients: [Client] = []
     var waiters: [LongPollToken: (Client, Int)] = [:]
     var nextConnection: UInt64 = 1
+    var nextAssociation = 0
+    /// A fresh `a=tls-id` for a new connection.
+    func newAssociation() -> Int {
+        nextAssociation += 1
+        return nextAssociation
+    }
     let rng: SeededRandom
     /// One-way delays.
     var serverDelay: Duration = .milliseconds(5)
@@ -53,7 +59,8 @@ final class World {
     // MARK: Clients
 
     @discardableResult
-    func start(_ name: String, _ mode: SessionMode, plain: Bool = false, interactive: Bool = false) -> Client {
+    func start(_ name: String, _ mode: SessionMode, plain: Bool = false, interactive: Bool = false,
+               certificate: String? = nil, pinnedPeer: PinnedPeer? = nil, pinsPeer: Bool = true) -> Client {
         var options = ChatSession.Options(authority: "chat.test", host: "chat.test")
         var mode = mode
         // A code as printed (`123456-brave-bold`): the digits go to the server,
@@ -63,8 +70,10 @@ final class World {
             if !plain { options.codeSecret = CodeSecret(text: String(code.dropFirst(7))) }
         }
         options.staysAfterPeerLeft = interactive
+        options.pinnedPeer = pinnedPeer
+        options.pinsPeer = pinsPeer
         let session = ChatSession(mode: mode, options: options, now: now, random: SeededRandom(seed: UInt64(clients.count + 100)))
-        let client = Client(world: self, name: name, session: session, plain: plain)
+        let client = Client(world: self, name: name, session: session, plain: plain, certificate: certificate)
         clients.append(client)
         session.start(now: now)
         client.process()
@@ -214,17 +223,17 @@ final class World {
 
     // MARK: Peers
 
-    func offered(_ answerer: FakePeer, by cert: String) {
-        if let other = answerer.other, other.certificate == cert {
+    func offered(_ answerer: FakePeer, by cert: String, association: Int) {
+        if let other = answerer.other, other.certificate == cert, other.association == association {
             // An ICE restart on the live connection.
             if answerer.pathDown || other.pathDown { reconnect(answerer, other) }
             return
         }
-        answerer.other = clients.flatMap(\.peers).last { $0.certificate == cert && $0.isOfferer && !$0.closed && !$0.dead }
+        answerer.other = clients.flatMap(\.peers).last { $0.association == association && $0.isOfferer && !$0.closed && !$0.dead }
     }
 
-    func answered(_ offerer: FakePeer, by cert: String) {
-        guard let answerer = clients.flatMap(\.peers).last(where: { $0.certificate == cert && $0.other === offerer && !$0.closed }) else {
+    func answered(_ offerer: FakePeer, by association: Int) {
+        guard let answerer = clients.flatMap(\.peers).last(where: { $0.association == association && $0.other === offerer && !$0.closed }) else {
             return
         }
         offerer.other = answerer

@@ -68,6 +68,32 @@ import Testing
         #expect(bob.waitForExit() == 0)
     }
 
+    @Test func aCodeGuesserGets429sAndNeverAPairing() throws {
+        let server = try ServerProcess(arguments: ["--rate-limit", "3"])
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
+        let locator = try #require(alice.waitForEvent("code")?["locator"] as? String, "\(alice.transcript)")
+        var limited: ChildProcess?
+        for attempt in 0..<10 {
+            // Any six digits but the creator's.
+            let guess = String(format: "%06d", (Int(locator)! + 1 + attempt) % 1_000_000)
+            let p = try ChildProcess.chatcli(["join", guess, "--server", server.url, "--json"], name: "guess \(attempt)")
+            #expect(p.waitForExit(timeout: 20) == 1, "\(p.transcript)")
+            #expect(!p.stdout.contains { $0.contains(#""event":"connected""#) })
+            if p.stdout.contains(where: { $0.contains(#""error":"rate_limited""#) }) { limited = p; break }
+        }
+        let p = try #require(limited, "the server never answered 429")
+        let errors = p.stdout.filter { $0.contains(#""event":"error""#) }
+        #expect(errors.count == 1, "one error, one sentence: \(p.transcript)")
+        #expect(errors.first?.contains("Too many wrong codes from this network") == true, "\(p.transcript)")
+        // Even the right code is refused from this address for now: guessing never pairs.
+        let lucky = try ChildProcess.chatcli(["join", locator, "--server", server.url, "--json"], name: "lucky")
+        #expect(lucky.waitForExit(timeout: 20) == 1, "\(lucky.transcript)")
+        #expect(lucky.stdout.contains { $0.contains(#""error":"rate_limited""#) }, "\(lucky.transcript)")
+        #expect(!alice.stdout.contains { $0.contains(#""event":"connected""#) })
+        alice.signal(SIGINT)
+        _ = alice.waitForExit()
+    }
+
     @Test func aMistypedWordIsAUsageErrorThatNamesIt() throws {
         let p = try ChildProcess.chatcli(["join", "123456-brave-otter", "--server", "http://127.0.0.1:9"], name: "typo")
         #expect(p.waitForExit() == 2)

@@ -1,6 +1,6 @@
 import Foundation
 import TestSupport
-import PeerConnection
+@testable import PeerConnection
 import Testing
 
 /// A cut path is noticed through consent checks, an ICE restart is signalled
@@ -71,6 +71,21 @@ import Testing
         #expect(!pair.answerer.isSameSession(offer))
         #expect(throws: PeerConnectionError.certificateChanged) { _ = try pair.answerer.acceptOffer(offer) }
         #expect(pair.answerer.isOpen)
+    }
+
+    @Test func theSameCertificateInANewConnectionIsANewConnectionNotARestart() throws {
+        // A resumed session presents its saved certificate: `a=tls-id` tells its new association apart.
+        let pair = try PeerPair(index: 5, link: .init(delay: .milliseconds(5)), seed: 75)
+        drive(pair, timeout: 10) { pair.bothConnected || pair.failure != nil }
+        try #require(pair.bothConnected)
+        var config = PeerConnectionConfig()
+        config.certificate = pair.offerer.certificate
+        let resumed = try PeerConnection(isOfferer: true, localAddresses: [], config: config, now: pair.now)
+        #expect(resumed.localFingerprint == pair.offerer.localFingerprint)
+        let offer = resumed.createOffer()
+        #expect(!pair.answerer.isSameSession(offer))
+        #expect(throws: PeerConnectionError.certificateChanged) { _ = try pair.answerer.acceptOffer(offer) }
+        #expect(pair.answerer.isSameSession(pair.offerer.restartICE()), "a restart keeps its tls-id")
     }
 
     @Test func aFailureBeforeDTLSIsStillAFailure() throws {

@@ -191,3 +191,26 @@ extension String {
         split(separator: "\r\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix(prefix) }.joined(separator: "\r\n")
     }
 }
+
+@Suite struct TLSIDTests {
+    let fingerprint = SDPFingerprint(algorithm: "sha-256", value: (0..<32).map { _ in "AB" }.joined(separator: ":"))
+
+    @Test func theTLSIDRoundTripsAndIsLeftOutWhenUnset() throws {
+        let offer = SessionDescription.offer(sessionID: 1, iceUfrag: "abcd", icePwd: String(repeating: "p", count: 24),
+                                             fingerprint: fingerprint, tlsID: "0123456789abcdef0123456789")
+        let text = offer.serialized()
+        #expect(text.contains("a=tls-id:0123456789abcdef0123456789\r\n"))
+        #expect(try SessionDescription.parse(text).tlsID == "0123456789abcdef0123456789")
+        let plain = SessionDescription.offer(sessionID: 1, iceUfrag: "abcd", icePwd: String(repeating: "p", count: 24), fingerprint: fingerprint)
+        #expect(!plain.serialized().contains("tls-id"))
+        #expect(try SessionDescription.parse(plain.serialized()).tlsID == nil)
+    }
+
+    @Test func aMalformedTLSIDIsIgnored() throws {
+        let base = SessionDescription.offer(sessionID: 1, iceUfrag: "abcd", icePwd: String(repeating: "p", count: 24), fingerprint: fingerprint)
+            .serialized()
+        for bad in ["short", String(repeating: "x", count: 256), "0123456789abcdef0123-456789", "0123456789abcdéf0123456789"] {
+            #expect(try SessionDescription.parse(base + "a=tls-id:\(bad)\r\n").tlsID == nil, "\(bad)")
+        }
+    }
+}

@@ -187,3 +187,20 @@ import Wire
     #expect(try StoreHeader.parse(try #require(fileBytes(store.path))).kdf == .interactive)
     #expect(try store.read(passphrase: secret("pw")).list() == [sampleRecord()])
 }
+
+@Test func aSessionsIdentityAndPinnedPeerRoundTripAndOldRecordsHaveNone() throws {
+    var record = sampleRecord("pinned")
+    #expect(SessionRecord(json: record.json)?.identity == nil, "a record saved before identities were kept")
+    record.identity = SessionRecord.Identity(certificate: [1, 2, 3], privateKey: [4, 5, 6])
+    record.peer = SessionRecord.PinnedPeer(fingerprint: Array(repeating: 7, count: 32), provenByCode: true)
+    #expect(SessionRecord(json: record.json) == record)
+    let scratch = ScratchDirectory()
+    let store = makeStore(scratch)
+    try store.withLockedStore(passphrase: secret("pw")) { c throws(SessionStoreError) in try c.add(record) }
+    #expect(try store.read(passphrase: secret("pw")).find(name: "pinned") == record)
+    // A pinned fingerprint that is not 32 bytes is a damaged record.
+    guard case .object(var members) = record.json else { Issue.record("not an object"); return }
+    members.removeAll { $0.0 == "peer" }
+    members.append(("peer", .object([("fingerprint", .string("AAEC")), ("provenByCode", .bool(true))])))
+    #expect(SessionRecord(json: .object(members)) == nil)
+}

@@ -69,13 +69,22 @@ extension ChatSession {
 
     /// The chat channel opened: announce it now, or once the PAKE settled.
     func codeConnectionOpened(_ info: ConnectionInfo) {
+        guard peerMatchesPin() else { return }
         guard codeAuth.secret != nil, !codeAuth.ran else {
-            codeAuth.settled = reconnectionAuth()
-            emit(.connected(info, auth: codeAuth.settled ?? .none))
+            let auth = reconnectionAuth()
+            codeAuth.settled = auth
+            pinPeer(auth: auth)
+            emit(.connected(info, auth: auth))
             return
         }
         codeAuth.settled = nil
         codeAuth.heldConnected = info
+        guard peer?.peerRunsCodePAKE ?? false else {
+            // A browser, Inviso or an older chatcli: no PAKE to wait for
+            // (a joiner that typed the secret still never falls back).
+            settle(.unproven)
+            return
+        }
         timers.set(.pakeDeadline, at: now + Self.pakeDeadline)
         startPAKEIfReady()
     }
@@ -183,6 +192,7 @@ extension ChatSession {
     private func release(_ auth: PeerAuth) {
         codeAuth.settled = auth
         codeAuth.handshake = nil
+        pinPeer(auth: auth)
         if let info = codeAuth.heldConnected { emit(.connected(info, auth: auth)) }
         codeAuth.heldConnected = nil
         let held = codeAuth.heldIncoming

@@ -66,7 +66,7 @@ extension ChatSession {
         restartBackoff.reset()
         let outage = pathDownSince.map { now - $0 }
         pathDownSince = nil
-        emit(.reconnected(info, after: outage))
+        emit(.reconnected(info, after: outage, auth: codeAuth.settled ?? .none))
         flushOutbox()
     }
 }

@@ -33,6 +33,12 @@ public final class ChatSession {
         public var notice: String?
         /// The secret part of the code the joiner typed (`123456-brave-bold`).
         public var codeSecret: CodeSecret?
+        /// The peer's certificate pinned by the saved session (see ChatSession+Pinning).
+        public var pinnedPeer: PinnedPeer?
+        /// Pin the peer's certificate (false for sessions saved before identities were kept).
+        public var pinsPeer = true
+        /// The saved session's name, for the sentence that tells how to accept a new peer.
+        public var sessionName: String?
 
         public init(authority: String, host: String) {
             self.authority = authority

@@ -23,6 +23,9 @@ public protocol PeerTransport: AnyObject {
     var localCertificateFingerprint: [UInt8] { get }
     /// The peer's, once its session description is in (DTLS enforces it).
     var remoteCertificateFingerprint: [UInt8]? { get }
+    /// Its session description announced the code's PAKE (chatcli's does; a
+    /// browser's, Inviso's or aiortc's does not).
+    var peerRunsCodePAKE: Bool { get }
 
     func createOffer() -> String
     func acceptOffer(_ sdp: String) throws(PeerConnectionError) -> String

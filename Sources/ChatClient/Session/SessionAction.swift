@@ -44,6 +44,8 @@ public enum SessionUpdate: Equatable, Sendable {
     case accepted(roomID: String)
     /// The user or the peer left the room, or it expired: nothing to resume.
     case closed
+    /// The peer's certificate, pinned at the first connection or proven by the code since.
+    case peerPinned(PinnedPeer)
 }
 
 /// How a session starts.

@@ -21,6 +21,8 @@ public final class SessionRecorder {
     let queued: [String: [String]]
     /// The record's name once it exists (set at once when resuming).
     public private(set) var name: String?
+    /// The chat's DTLS certificate and key, saved with a new record (the manager's, from `attach`).
+    var identity: SessionRecord.Identity?
     /// Marks the session open in this process, so that a `chatcli resume`
     /// of it elsewhere is refused; held as long as the recorder lives.
     public private(set) var lock: SessionLock?
@@ -44,8 +46,11 @@ public final class SessionRecorder {
     public func attach(to manager: ChatManager, caFile: String?, loop: EventLoop) {
         // Shown like the chat's other notices: never into the prompt line.
         warn = { [weak manager] in manager?.onEvent(.notice($0)) }
+        identity = manager.certificate.map { SessionRecord.Identity(certificate: $0.derBytes, privateKey: $0.privateKeyDER) }
+        manager.sessionName = name
         manager.onSession = { [weak self, weak manager] update in
             guard let self, let saved = self.record(update) else { return }
+            manager?.sessionName = saved
             manager?.notice = "Saved as session \"\(saved)\"; if this chat is cut off, continue it with: chatcli resume \(saved)"
         }
         guard !queued.isEmpty else { return }
@@ -71,17 +76,19 @@ public final class SessionRecorder {
                 let expiry = expires.flatMap(Timestamp.parseISO8601) ?? expiresIn.map { now + $0 }
                 return try add(code: code, deviceID: deviceID) { name in
                     SessionRecord(name: name, serverURL: server, code: code, role: .creator, status: .pending,
-                                  created: now, expires: expiry, deviceIDs: [deviceID])
+                                  created: now, expires: expiry, deviceIDs: [deviceID], identity: identity)
                 }
             case .joined(let code, let roomID, let deviceID):
                 return try add(code: code, deviceID: deviceID) { name in
                     SessionRecord(name: name, serverURL: server, code: code, roomID: roomID, role: .joiner,
-                                  status: .accepted, created: now, expires: nil, deviceIDs: [deviceID])
+                                  status: .accepted, created: now, expires: nil, deviceIDs: [deviceID], identity: identity)
                 }
             case .accepted(let roomID):
                 try setStatus(.accepted, roomID: roomID)
             case .closed:
                 try setStatus(.closed, roomID: nil)
+            case .peerPinned(let pin):
+                try change { $0.peer = pin }
             }
         } catch {
             warn("chatcli: could not save the session: \(error)")
@@ -108,15 +115,19 @@ public final class SessionRecorder {
     }
 
     private func setStatus(_ status: SessionRecord.Status, roomID: String?) throws(SessionStoreError) {
+        try change { record in
+            record.status = status
+            if let roomID { record.roomID = roomID }
+            // Once paired, the code's secret part is no longer kept.
+            record.code = String(record.code.prefix(6))
+        }
+    }
+
+    private func change(_ edit: (inout SessionRecord) -> Void) throws(SessionStoreError) {
         guard let name else { return }
         do {
             try store.withLockedStore(passphrase: passphrase) { contents throws(SessionStoreError) in
-                try contents.update(name: name) { record in
-                    record.status = status
-                    if let roomID { record.roomID = roomID }
-                    // Once paired, the code's secret part is no longer kept.
-                    record.code = String(record.code.prefix(6))
-                }
+                try contents.update(name: name, edit)
             }
         } catch .unknownSession {
             // Removed with `chatcli sessions rm` while the chat ran: nothing left to update.

@@ -28,7 +28,7 @@ extension ChatEvent {
             if auth == .pake { return connected + ", verified by code." }
             return connected + ".\n"
                 + "Safety words: \(info.sas) — read them to your peer; if theirs differ, someone is in the middle."
-        case .reconnected(let info, let outage):
+        case .reconnected(let info, let outage, _):
             let how = info.path == "relay" ? "through a relay" : "directly"
             let down = outage.map { " after \($0.milliseconds / 1000) s" } ?? ""
             return "Reconnected \(how)\(down) (\(info.local) ↔ \(info.remote)); nothing was lost."
