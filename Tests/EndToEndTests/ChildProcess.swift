@@ -5,14 +5,16 @@ import Testing
 /// output collected line by line, so tests wait on events with deadlines
 /// instead of sleeping.
 final class ChildProcess: @unchecked Sendable {
-    // @unchecked: all mutable state is guarded by `lock`; pipe handlers run on
-    // Foundation's reader threads.
+    // @unchecked: all mutable state is guarded by `lock`; the pipes are read
+    // on two reader threads.
     private let process = Process()
     private let stdinPipe = Pipe()
     private let lock = NSCondition()
     private var stdoutLines: [String] = []
     private var stderrLines: [String] = []
     private var partial: [Int: Data] = [:]
+    /// The streams (1, 2) whose pipe reached end of file.
+    private var ended: Set<Int> = []
     let name: String
 
     init(_ executable: String, _ arguments: [String], name: String, environment: [String: String] = [:]) throws {
@@ -26,9 +28,24 @@ final class ChildProcess: @unchecked Sendable {
         process.standardInput = stdinPipe
         process.standardOutput = out
         process.standardError = err
-        out.fileHandleForReading.readabilityHandler = { [weak self] h in self?.collect(h.availableData, stream: 1) }
-        err.fileHandleForReading.readabilityHandler = { [weak self] h in self?.collect(h.availableData, stream: 2) }
         try process.run()
+        // One reader thread per pipe with blocking reads to end of file:
+        // Foundation's readabilityHandler lost the tail of long outputs
+        // now and then on a busy machine.
+        for (pipe, stream) in [(out, 1), (err, 2)] {
+            let handle = pipe.fileHandleForReading
+            Thread.detachNewThread { [weak self] in
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                while true {
+                    let n = buffer.withUnsafeMutableBytes { Glibc.read(handle.fileDescriptor, $0.baseAddress, $0.count) }
+                    if n < 0 && errno == EINTR { continue }
+                    guard let self else { break }   // released (and its process stopped): nobody reads on
+                    self.collect(n > 0 ? Data(buffer[0..<n]) : Data(), stream: stream)
+                    if n <= 0 { break }
+                }
+                try? handle.close()
+            }
+        }
     }
 
     static func chatcli(_ arguments: [String], name: String, environment: [String: String] = [:]) throws -> ChildProcess {
@@ -38,6 +55,7 @@ final class ChildProcess: @unchecked Sendable {
     private func collect(_ data: Data, stream: Int) {
         lock.lock()
         defer { lock.broadcast(); lock.unlock() }
+        if data.isEmpty { ended.insert(stream) }
         var buffer = (partial[stream] ?? Data()) + data
         if data.isEmpty, !buffer.isEmpty { buffer.append(0x0A) }   // EOF: flush the last line
         while let nl = buffer.firstIndex(of: 0x0A) {
@@ -94,7 +112,12 @@ final class ChildProcess: @unchecked Sendable {
             return nil
         }
         process.waitUntilExit()
-        usleep(50_000)   // let the pipe handlers drain the last lines
+        // Every line it wrote is collected once both pipes reach end of file
+        // (a grandchild still holding them open is not waited for long).
+        let drained = Date().addingTimeInterval(10)
+        lock.lock()
+        while ended.count < 2, lock.wait(until: drained) {}
+        lock.unlock()
         return process.terminationStatus
     }
 
