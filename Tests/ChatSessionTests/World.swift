@@ -26,7 +26,7 @@ final class World {
     var clients: [Client] = []
     var waiters: [LongPollToken: (Client, Int)] = [:]
     var nextConnection: UInt64 = 1
-    /// Hosts are "server" and each process's certificate.
+    /// Hosts are "server" and each process (`host(_:)`).
     let net: NetworkEmulator<String>
     static let server = "server"
     /// Every client↔server path (HTTP and WebSocket), each way.
@@ -38,6 +38,7 @@ final class World {
         get { net.conditions }
         set { net.conditions = newValue }
     }
+    private var hosts: [ObjectIdentifier: String] = [:]
     private var streams: [Int: ReliableStream] = [:]
     private var streamIDs: [String: Int] = [:]
     var nextPeerSerial = 0
@@ -79,6 +80,7 @@ final class World {
         options.staysAfterPeerLeft = interactive
         let session = ChatSession(mode: mode, options: options, now: now, random: SeededRandom(seed: UInt64(clients.count + 100)))
         let client = Client(world: self, name: name, session: session, plain: plain)
+        hosts[ObjectIdentifier(client)] = "\(name)#\(clients.count)"
         clients.append(client)
         setServerPaths(client)
         session.start(now: now)
@@ -335,20 +337,24 @@ final class World {
         return stream
     }
 
+    /// A process's address: its own, even when it presents the certificate
+    /// of the process it resumes.
+    func host(_ client: Client) -> String { hosts[ObjectIdentifier(client)] ?? client.name }
+
     private func toServer(from client: Client, _ label: String) -> ReliableStream {
-        stream("\(client.certificate)>server \(label)", from: client.certificate, to: Self.server) {
+        stream("\(host(client))>server \(label)", from: host(client), to: Self.server) {
             $0.senderAlive = { [unowned client] in !client.crashed }
         }
     }
 
     private func fromServer(to client: Client, _ label: String) -> ReliableStream {
-        stream("server>\(client.certificate) \(label)", from: Self.server, to: client.certificate) {
+        stream("server>\(host(client)) \(label)", from: Self.server, to: host(client)) {
             $0.receiverAlive = { [unowned client] in !client.crashed }
         }
     }
 
     private func channel(from peer: FakePeer, to other: FakePeer) -> ReliableStream {
-        stream("\(peer.serial)>\(other.serial)", from: peer.certificate, to: other.certificate) {
+        stream("\(peer.serial)>\(other.serial)", from: peer.owner + "/\(peer.serial)", to: other.owner + "/\(other.serial)") {
             $0.senderAlive = { [unowned peer] in !peer.dead }
             $0.receiverAlive = { [unowned other] in !other.dead }
             $0.onAcknowledged = { [unowned self, unowned peer] count in
@@ -359,8 +365,8 @@ final class World {
     }
 
     private func setServerPaths(_ client: Client) {
-        net.paths[.init(client.certificate, Self.server)] = serverLink
-        net.paths[.init(Self.server, client.certificate)] = serverLink
+        net.paths[.init(host(client), Self.server)] = serverLink
+        net.paths[.init(Self.server, host(client))] = serverLink
     }
 }
 
