@@ -60,14 +60,14 @@ let package = Package(
             "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport", "DTLS",
         ]),
         .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "STUN", "Wire", "TestSupport"]),
-        .testTarget(name: "TerminalTests", dependencies: ["Terminal", "ChatClient"]),
+        .testTarget(name: "TerminalTests", dependencies: ["Terminal", "ChatClient", "TestSupport"]),
         .testTarget(name: "ChatSessionTests", dependencies: [
             "ChatClient", "SignalingServer", "Signaling", "HTTP1", "PeerConnection", "ICE", "PAKE", "TestSupport",
         ]),
         .testTarget(name: "PeerConnectionTests", dependencies: ["PeerConnection", "ICE", "STUN", "DTLS", "TestSupport"]),
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "Wire", "TestSupport"]),
         .testTarget(name: "PAKETests", dependencies: ["PAKE", "Wire", "TestSupport"]),
-        .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "Wire"]),
+        .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "Wire", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Wire", "STUN", "ICE", "Runtime", "ChatClient", "SessionStore", "DTLS"], exclude: ["Python"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import HTTP1
 import Runtime
+import Wire
 
 /// A small HTTP/1.1 client for the REST calls: one request at a time over a
 /// kept-alive connection, reconnecting when the server closed it. Every
@@ -8,7 +9,7 @@ public final class HTTPClient {
     private let connector: Connector
     private var stream: (any ByteStream)?
     private var busy = false
-    private var queue: [(HTTPRequest, Duration, (Result<HTTPResponse, ClientError>) -> Void)] = []
+    private var queue = Deque<(HTTPRequest, Duration, (Result<HTTPResponse, ClientError>) -> Void)>()
 
     public init(connector: Connector) { self.connector = connector }
 
@@ -32,9 +33,8 @@ public final class HTTPClient {
     }
 
     private func pump() {
-        guard !busy, !queue.isEmpty else { return }
+        guard !busy, let (request, timeout, completion) = queue.popFirst() else { return }
         busy = true
-        let (request, timeout, completion) = queue.removeFirst()
         var finished = false
         var timer: Timer?
         let finish: (Result<HTTPResponse, ClientError>) -> Void = { [weak self] result in

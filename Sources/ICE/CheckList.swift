@@ -1,10 +1,11 @@
 import STUN
+import Wire
 
 /// The check list of the single data component (RFC 8445 §6.1.2) and its
 /// triggered-check queue (§6.1.4.1).
 struct CheckList: Sendable {
     private(set) var pairs: [CandidatePair] = []
-    private(set) var triggered: [Int] = []
+    private(set) var triggered = Deque<Int>()
 
     subscript(id: Int) -> CandidatePair {
         get { pairs[id] }
@@ -53,8 +54,7 @@ struct CheckList: Sendable {
     /// else a Frozen pair unfrozen because nothing of its foundation is
     /// Waiting or In-Progress.
     mutating func nextToCheck(role: ICERole) -> Int? {
-        while !triggered.isEmpty {
-            let id = triggered.removeFirst()
+        while let id = triggered.popFirst() {
             if pairs[id].state == .waiting || pairs[id].state == .frozen { return id }
         }
         if let id = highest(role: role, where: { $0.state == .waiting }) { return id }

@@ -140,7 +140,7 @@ extension ICEAgent {
 
     /// Sends `bytes` from a relayed base through its TURN server.
     func relaySend(_ bytes: [UInt8], relay index: Int, to destination: STUNAddress) {
-        relays[index].client.send(bytes, to: destination)
+        relays[index].client.send(bytes, to: destination, now: now)
         collectRelayTransmits(index)
     }
 

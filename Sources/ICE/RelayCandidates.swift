@@ -75,7 +75,7 @@ extension ICEAgent {
     /// of overhead instead of 36) on a channel bound to the peer.
     func bindRelayChannel(for pair: ICEPair) {
         guard let index = relayIndex(relayedBase: pair.localBase) else { return }
-        relays[index].client.bindChannel(to: pair.remoteAddress)
+        relays[index].client.bindChannel(to: pair.remoteAddress, now: now)
         collectRelayTransmits(index)
     }
 

@@ -1,4 +1,5 @@
 import Runtime
+import Wire
 
 /// One connection to Redis on the event loop, kept up for as long as it is
 /// wanted: connect (TCP, or TLS through ``TLSStream``), `AUTH`, `SELECT`,
@@ -47,8 +48,8 @@ public final class RedisConnection {
 
     private var stream: ByteStream?
     private var decoder = RESPDecoder()
-    private var pending: [Pending] = []
-    private var pendingStart = 0
+    /// Commands sent and not yet answered, oldest first (replies come in order).
+    private var pending = Deque<Pending>()
     private var backoff = Duration.milliseconds(100)
     private var watchdog: Timer?
     private var retry: Timer?
@@ -91,7 +92,7 @@ public final class RedisConnection {
     }
 
     /// Commands sent and not yet answered.
-    public var inFlight: Int { pending.count - pendingStart }
+    public var inFlight: Int { pending.count }
 
     // MARK: - Connecting
 
@@ -217,16 +218,10 @@ public final class RedisConnection {
                 return
             }
             guard let value else { return }
-            guard pendingStart < pending.count else {
+            guard let entry = pending.popFirst() else {
                 lastError = "Redis sent a reply to no command"
                 stream?.abort()
                 return
-            }
-            let entry = pending[pendingStart]
-            pendingStart += 1
-            if pendingStart > 64 && pendingStart * 2 > pending.count {
-                pending.removeFirst(pendingStart)
-                pendingStart = 0
             }
             if case .error(let message) = value {
                 entry.completion(.failure(.server(message)))
@@ -239,7 +234,7 @@ public final class RedisConnection {
     private func checkDeadlines() {
         watchdog = nil
         guard let stream else { return }
-        if pendingStart < pending.count, pending[pendingStart].deadline <= loop.now {
+        if let oldest = pending.first, oldest.deadline <= loop.now {
             lastError = "Redis did not answer within \(settings.commandTimeout)"
             stream.abort()
             return
@@ -253,9 +248,8 @@ public final class RedisConnection {
         isReady = false
         watchdog?.cancel()
         watchdog = nil
-        let failing = pending[pendingStart...]
-        pending = []
-        pendingStart = 0
+        let failing = pending
+        pending = Deque()
         let why = lastError ?? reason
         lastError = why
         for entry in failing { entry.completion(.failure(.unavailable(why))) }

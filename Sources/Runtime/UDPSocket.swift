@@ -1,5 +1,6 @@
 import CShims
 import Glibc
+import Wire
 
 /// A non-blocking UDP socket: STUN on the server, ICE/DTLS/SCTP on the client.
 ///
@@ -20,8 +21,7 @@ public final class UDPSocket: EventHandler {
 
     private var fd: Int32
     private let isIPv6: Bool
-    private var queue: [(bytes: [UInt8], to: SocketAddress)] = []
-    private var queueHead = 0
+    private var queue = Deque<(bytes: [UInt8], to: SocketAddress)>()
     private var queuedBytes = 0
 
     /// Binds to `bind` ("0.0.0.0:0" for any port; "[::]:0" is dual-stack).
@@ -57,7 +57,7 @@ public final class UDPSocket: EventHandler {
     /// IPv6 socket; an IPv6 one from an IPv4 socket is dropped.
     public func send(_ bytes: [UInt8], to address: SocketAddress) {
         guard fd >= 0 else { return }
-        if queueHead < queue.count {
+        if !queue.isEmpty {
             enqueue(bytes, to: address)
             return
         }
@@ -74,8 +74,7 @@ public final class UDPSocket: EventHandler {
         Glibc.close(fd)
         fd = -1
         onDatagram = nil
-        queue = []
-        queueHead = 0
+        queue.removeAll()
         queuedBytes = 0
     }
 
@@ -137,29 +136,22 @@ public final class UDPSocket: EventHandler {
             droppedSends += 1
             return
         }
-        if queueHead == queue.count {
+        if queue.isEmpty {
             loop.modify(fd, events: Epoll.in | Epoll.out)
-        }
-        if queueHead > 1024 && queueHead * 2 > queue.count {
-            queue.removeSubrange(0..<queueHead)
-            queueHead = 0
         }
         queue.append((bytes, address))
         queuedBytes += bytes.count
     }
 
     private func flushQueue() {
-        while queueHead < queue.count {
-            let (bytes, address) = queue[queueHead]
+        while let (bytes, address) = queue.first {
             let outcome = transmit(bytes, to: address)
             if outcome == .wouldBlock { return }
             if outcome == .failed { droppedSends += 1 }
-            queue[queueHead].bytes = []  // free the payload now, not at the next reset
-            queueHead += 1
+            _ = queue.popFirst()
             queuedBytes -= bytes.count
         }
-        queue = []
-        queueHead = 0
+        queue.removeAll()   // give back the storage a burst grew
         loop.modify(fd, events: Epoll.in)
     }
 }

@@ -70,9 +70,11 @@ public final class TURNClient {
     /// when a channel is bound, else as a Send indication. Without a
     /// permission for the peer's IP, one is requested and the data waits
     /// for it. Returns false when the data was dropped (no allocation, or
-    /// too much already waiting).
+    /// too much already waiting). `now` dates the CreatePermission it may
+    /// start (a command can come long after the last input).
     @discardableResult
-    public func send(_ bytes: [UInt8], to peer: STUNAddress) -> Bool {
+    public func send(_ bytes: [UInt8], to peer: STUNAddress, now: Duration) -> Bool {
+        self.now = now
         guard allocation.isActive else { return false }
         if channels.boundNumber(for: peer) != nil || permissions.isInstalled(peer) {
             transmitData(bytes, to: peer)
@@ -84,7 +86,8 @@ public final class TURNClient {
 
     /// Installs a permission for `peer`'s IP without sending data (ICE does
     /// this for each remote candidate before its checks).
-    public func createPermission(for peer: STUNAddress) {
+    public func createPermission(for peer: STUNAddress, now: Duration) {
+        self.now = now
         guard allocation.isActive else { return }
         requestPermission(peer)
     }
@@ -93,7 +96,8 @@ public final class TURNClient {
     /// later sends use ChannelData. Returns the channel number, or `nil`
     /// without an allocation or when all 4096 numbers are used.
     @discardableResult
-    public func bindChannel(to peer: STUNAddress) -> UInt16? {
+    public func bindChannel(to peer: STUNAddress, now: Duration) -> UInt16? {
+        self.now = now
         guard allocation.isActive, let (number, send) = channels.want(peer) else { return nil }
         if send && allocation.state == .allocated {
             channels.markRequested(peer)

@@ -1,4 +1,5 @@
 import ChatClient
+import TestSupport
 import HTTP1
 import Testing
 import Wire
@@ -30,7 +31,7 @@ import Wire
 @Suite struct BackoffTests {
     @Test func ceilingDoublesFromHalfASecondToThirtySeconds() {
         var b = Backoff()
-        var rng = SystemRandomNumberGenerator()
+        var rng = SeededRandom(seed: 1)
         var ceilings: [Int64] = []
         for _ in 0..<9 {
             ceilings.append(b.ceiling.milliseconds)
@@ -40,7 +41,7 @@ import Wire
     }
 
     @Test func delaysAreFullJitterWithinTheCeiling() {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SeededRandom(seed: 2)
         var seen = Set<Int64>()
         for _ in 0..<200 {
             var b = Backoff()
@@ -53,7 +54,7 @@ import Wire
 
     @Test func resetStartsOver() {
         var b = Backoff()
-        var rng = SystemRandomNumberGenerator()
+        var rng = SeededRandom(seed: 3)
         for _ in 0..<5 { _ = b.next(using: &rng) }
         b.reset()
         #expect(b.ceiling == .milliseconds(500))
@@ -81,7 +82,7 @@ import Wire
 
 @Suite struct IdentifierTests {
     @Test func joinCodesAreSixDigitsAndSpread() {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SeededRandom(seed: 4)
         var firstDigits = Set<Character>()
         for _ in 0..<500 {
             let code = Identifiers.joinCode(using: &rng)
@@ -92,7 +93,7 @@ import Wire
     }
 
     @Test func deviceIDsAreFreshAndValid() {
-        var rng = SystemRandomNumberGenerator()
+        var rng = SeededRandom(seed: 5)
         let ids = (0..<100).map { _ in Identifiers.deviceID(using: &rng) }
         #expect(Set(ids).count == 100)
         #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy(\.isHexDigit) })

@@ -4,8 +4,8 @@ import PeerConnection
 
 /// An in-memory stand-in for a WebRTC peer connection: SDP that names the
 /// process's "certificate", a link the `World` brings up once both sides
-/// negotiated, ordered reliable `chat` and `ctl` channels with a delay, and
-/// SCTP-style acknowledgement counts. What a connection does on the wire is
+/// negotiated, ordered reliable `chat` and `ctl` channels over the world's
+/// emulated network, and SCTP-style acknowledgement counts. What a connection does on the wire is
 /// PeerConnection's job (tested with it); here only its contract matters.
 final class FakePeer: PeerTransport {
     let world: World
@@ -18,6 +18,8 @@ final class FakePeer: PeerTransport {
     var peerRunsCodePAKE = false
     let isOfferer: Bool
     let speaksControl: Bool
+    /// Names its streams in the `World`'s network.
+    let serial: Int
     var remoteCertificate: String?
     var ufrag = 0
     weak var other: FakePeer?
@@ -37,6 +39,8 @@ final class FakePeer: PeerTransport {
         self.association = association
         self.isOfferer = isOfferer
         self.speaksControl = speaksControl
+        serial = world.nextPeerSerial
+        world.nextPeerSerial += 1
     }
 
     var canRestartICE: Bool { isOpen && !closed }

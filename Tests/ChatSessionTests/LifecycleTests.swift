@@ -35,7 +35,7 @@ import Testing
     @Test func endOfInputWaitsUntilEverythingIsAcknowledged() throws {
         let world = try World()
         let (alice, bob) = try world.pair()
-        world.peerDelay = .milliseconds(300)
+        world.peerLink.delay = .milliseconds(300)
         for line in lines("x", 3) { alice.type(line) }
         alice.endOfInput()
         world.run(for: .milliseconds(100))

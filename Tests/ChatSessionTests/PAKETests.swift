@@ -94,7 +94,7 @@ import Testing
         try #require(world.run(until: { alice.peers.last?.isOpen == true }))
         let open = world.now
         try #require(world.run(until: { Self.auth(alice) != nil }))
-        #expect(world.now - open <= world.peerDelay * 2, "at most one round trip, not the \(ChatSession.pakeDeadline) deadline")
+        #expect(world.now - open <= world.peerLink.delay * 2, "at most one round trip, not the \(ChatSession.pakeDeadline) deadline")
         #expect(world.run(until: { alice.messages == ["from bob"] && bob.messages == ["from alice"] }), "\(alice.events) \(bob.events)")
         #expect(Self.auth(alice) == PeerAuth.none)
         #expect(Self.notices(alice).contains { $0.contains("did not prove") })

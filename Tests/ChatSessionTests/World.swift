@@ -8,9 +8,12 @@ import TestSupport
 
 /// A chat world on a manual clock: the real server cores (`RESTRouter`,
 /// `SignalingHub` over an in-memory room store), `ChatSession`s as the
-/// clients, and `FakePeer`s as their connections. Every delivery is an
-/// event at a time; `run(for:)` steps through them, and through each
-/// session's deadlines, in order. No sockets, no threads, no real time.
+/// clients, and `FakePeer`s as their connections. Every message between
+/// them crosses TestSupport's `NetworkEmulator` (the one network model of
+/// the tests) on a `ReliableStream`; the rest (a long poll's deadline, a
+/// server coming back) is an event at a time. `run(for:)` steps through
+/// the events, the arrivals and each session's deadlines, in order: the
+/// world's clock drives the emulator's. No sockets, no threads, no real time.
 final class World {
     var now: Duration = .seconds(1000)
     private var queue: [(at: Duration, seq: Int, run: () -> Void)] = []
@@ -29,16 +32,28 @@ final class World {
         nextAssociation += 1
         return nextAssociation
     }
-    let rng: SeededRandom
-    /// One-way delays.
-    var serverDelay: Duration = .milliseconds(5)
-    var peerDelay: Duration = .milliseconds(10)
+    /// Hosts are "server" and each process (`host(_:)`).
+    let net: NetworkEmulator<String>
+    static let server = "server"
+    /// Every client↔server path (HTTP and WebSocket), each way.
+    var serverLink = LinkConditions(delay: .milliseconds(5)) {
+        didSet { for client in clients { setServerPaths(client) } }
+    }
+    /// Every peer-to-peer path (the data channels), each way.
+    var peerLink: LinkConditions {
+        get { net.conditions }
+        set { net.conditions = newValue }
+    }
+    private var hosts: [ObjectIdentifier: String] = [:]
+    private var streams: [Int: ReliableStream] = [:]
+    private var streamIDs: [String: Int] = [:]
+    var nextPeerSerial = 0
     /// A server in the middle: it terminates each side's DTLS with its own
     /// certificate and relays the channels unchanged.
     var interceptor: String?
 
     init(seed: UInt64 = 1) throws {
-        rng = SeededRandom(seed: seed)
+        net = NetworkEmulator(seed: seed, conditions: LinkConditions(delay: .milliseconds(10)), now: now)
         registry = try RoomRegistry(store: store, random: SeededRandom(seed: seed &+ 1))
         router = RESTRouter(registry: registry, random: SeededRandom(seed: seed &+ 2))
         hub = SignalingHub(random: SeededRandom(seed: seed &+ 3)) { _, _ in true }
@@ -74,7 +89,9 @@ final class World {
         options.pinsPeer = pinsPeer
         let session = ChatSession(mode: mode, options: options, now: now, random: SeededRandom(seed: UInt64(clients.count + 100)))
         let client = Client(world: self, name: name, session: session, plain: plain, certificate: certificate)
+        hosts[ObjectIdentifier(client)] = "\(name)#\(clients.count)"
         clients.append(client)
+        setServerPaths(client)
         session.start(now: now)
         client.process()
         return client
@@ -106,23 +123,9 @@ final class World {
     func run(for duration: Duration) { run(until: now + duration) }
 
     func run(until end: Duration) {
-        while true {
-            let sessionDue = clients.filter { !$0.crashed }.compactMap { c in c.session.pollTimeout().map { (c, $0) } }
-                .min { $0.1 < $1.1 }
-            let eventDue = queue.min { ($0.at, $0.seq) < ($1.at, $1.seq) }
-            let next = [sessionDue?.1, eventDue?.at].compactMap { $0 }.min()
-            guard let next, next <= end else { break }
-            now = max(now, next)
-            if let event = eventDue, event.at <= next {
-                queue.removeAll { $0.seq == event.seq }
-                event.run()
-            } else if let (client, _) = sessionDue {
-                client.session.handleTimeout(now: now)
-                client.process()
-            }
-            for (token, response) in router.pollCompletedLongPolls() { answerLongPoll(token, response) }
-        }
+        while step(until: end) {}
         now = max(now, end)
+        net.advance(to: now)
     }
 
     /// Runs until `condition` holds (checked after each step), at most `limit`.
@@ -130,23 +133,51 @@ final class World {
     func run(until condition: () -> Bool, limit: Duration = .seconds(300)) -> Bool {
         let end = now + limit
         while !condition() {
-            guard now < end else { return false }
-            run(for: .milliseconds(1))
+            guard step(until: end) else {
+                now = max(now, end)
+                net.advance(to: now)
+                return condition()
+            }
         }
+        return true
+    }
+
+    /// The earliest of: an event, an arrival, a session's deadline, if it is
+    /// due by `end`. False when nothing is.
+    private func step(until end: Duration) -> Bool {
+        var sessionDue: (client: Client, at: Duration)?
+        for client in clients where !client.crashed {
+            if let at = client.session.pollTimeout(), at < sessionDue?.at ?? .seconds(Int64.max) { sessionDue = (client, at) }
+        }
+        let eventDue = queue.indices.min { (queue[$0].at, queue[$0].seq) < (queue[$1].at, queue[$1].seq) }
+        let arrival = net.nextArrival
+        let next = [sessionDue?.at, eventDue.map { queue[$0].at }, arrival].compactMap { $0 }.min()
+        guard let next, next <= end else { return false }
+        now = max(now, next)
+        net.advance(to: now)
+        if let index = eventDue, queue[index].at <= next {
+            queue.remove(at: index).run()
+        } else if let arrival, arrival <= next {
+            while let datagram = net.popDue() { arrived(datagram) }
+        } else if let (client, _) = sessionDue {
+            client.session.handleTimeout(now: now)
+            client.process()
+        }
+        for (token, response) in router.pollCompletedLongPolls() { answerLongPoll(token, response) }
         return true
     }
 
     // MARK: The server
 
     func rest(_ request: HTTPRequest, id: Int, from client: Client) {
-        at(serverDelay) { [self] in
+        toServer(from: client, "http").send { [self] in
             guard serverUp else {
                 client.reply(id, .failure(.unreachable(server: "http://chat.test", reason: "connection refused")))
                 return
             }
             switch router.handle(request, clientAddress: "192.0.2.\(clients.firstIndex { $0 === client } ?? 0)", now: unixNow) {
             case .respond(let response):
-                at(serverDelay) { client.reply(id, .success(response)) }
+                fromServer(to: client, "http").send { client.reply(id, .success(response)) }
             case .longPoll(let token, let deadline):
                 waiters[token] = (client, id)
                 at(.milliseconds(deadline.milliseconds - unixNow.milliseconds)) { [self] in
@@ -158,11 +189,11 @@ final class World {
 
     private func answerLongPoll(_ token: LongPollToken, _ response: HTTPResponse) {
         guard let (client, id) = waiters.removeValue(forKey: token) else { return }
-        at(serverDelay) { client.reply(id, .success(response)) }
+        fromServer(to: client, "http").send { client.reply(id, .success(response)) }
     }
 
     func connectSignaling(_ client: Client) {
-        at(serverDelay) { [self] in
+        toServer(from: client, "connect").send { [self] in
             guard !client.crashed, client.wantsSignaling, client.connection == nil else { return }
             guard serverUp else {
                 client.signalingEvent(.lost(.unreachable(server: "http://chat.test", reason: "refused"), retryIn: .seconds(1)))
@@ -178,7 +209,7 @@ final class World {
 
     func signal(_ message: ClientMessage, from client: Client) {
         guard let connection = client.connection else { return }   // dropped while down, as the real client does
-        at(serverDelay) { [self] in
+        toServer(from: client, "ws\(connection)").send { [self] in
             guard client.connection == connection else { return }
             route(hub.receive(connection, text: message.json.serialized, now: unixNow))
         }
@@ -187,7 +218,7 @@ final class World {
     func route(_ outbound: [Outbound]) {
         for out in outbound {
             guard let client = clients.first(where: { $0.connection == out.connection && !$0.crashed }) else { continue }
-            at(serverDelay) { [self] in
+            fromServer(to: client, "ws\(out.connection)").send { [self] in
                 guard client.connection == out.connection else { return }
                 switch out.message {
                 case .connected(let id): client.signalingEvent(.open(clientID: id))
@@ -238,7 +269,7 @@ final class World {
         }
         offerer.other = answerer
         if offerer.isOpen { return }
-        at(.milliseconds(20)) { [self] in
+        at(handshakeTime) { [self] in
             for peer in [offerer, answerer] where !peer.closed && !peer.dead {
                 peer.isOpen = true
                 peer.owner(in: self)?.deliver(.connected(peer.info), to: peer)
@@ -251,8 +282,11 @@ final class World {
         }
     }
 
+    /// ICE's checks, DTLS and SCTP's setup: a few round trips on the peer path.
+    var handshakeTime: Duration { peerLink.delay * 4 }
+
     private func reconnect(_ a: FakePeer, _ b: FakePeer) {
-        at(.milliseconds(20)) { [self] in
+        at(handshakeTime) { [self] in
             for peer in [a, b] where !peer.dead && !peer.closed {
                 peer.pathDown = false
                 peer.owner(in: self)?.deliver(.reconnected(peer.info), to: peer)
@@ -264,23 +298,84 @@ final class World {
 
     var stalled: [(FakePeer, PeerConnectionEvent)] = []
 
-    /// The ordered, reliable channels: delivered after `peerDelay`, the
-    /// chat ack back after another; lost for good if the peer's process died.
+    /// The ordered, reliable channels, on one `ReliableStream` each way per
+    /// connection: the `chat` messages, the `ctl` messages and the close, in
+    /// the order sent. (SCTP orders each channel's stream on its own, so
+    /// across `chat` and `ctl` this is stricter than a real association; a
+    /// graceful SCTP shutdown does deliver everything sent before it.) The
+    /// emulator's loss on this path is therefore a retransmission, never a
+    /// dropped message, as on the real reliable channel; only a process dying
+    /// loses what it had not yet delivered. SCTP's acknowledgements of `chat`
+    /// messages are the stream's own acks coming back over the path.
     func transmit(from peer: FakePeer, _ event: PeerConnectionEvent) {
         guard let other = peer.other, !other.dead else { return }
         if peer.pathDown || other.pathDown { stalled.append((peer, event)); return }
         if case .controlMessage = event, peer.owner(in: self)?.plain == true || other.owner(in: self)?.plain == true { return }
-        at(peerDelay) { [self] in
-            guard !other.dead, !other.closed || event == .closed else { return }
+        let isChat = if case .message = event { true } else { false }
+        channel(from: peer, to: other).send(counted: isChat) { [self] in
+            guard !other.closed || event == .closed else { return }
             if event == .closed { other.closed = true; other.isOpen = false }
             other.owner(in: self)?.deliver(event, to: other)
-            guard case .message = event else { return }
-            at(peerDelay) { [self] in
-                guard !peer.dead else { return }
-                peer.chatMessagesAcknowledged += 1
+        }
+    }
+
+    // MARK: The network
+
+    /// Puts one stream datagram on the emulated network, now.
+    func transmit(_ kind: StreamDatagram, stream: Int, sequence: Int, from source: String, to destination: String) {
+        net.advance(to: now)
+        net.send(StreamDatagram.encode(kind, stream: stream, sequence: sequence), from: source, to: destination)
+    }
+
+    private func arrived(_ datagram: EmulatedDatagram<String>) {
+        let (kind, id, sequence) = StreamDatagram.decode(datagram.bytes)
+        guard let stream = streams[id] else { return }
+        switch kind {
+        case .data: stream.dataArrived(sequence)
+        case .ack: stream.ackArrived(sequence)
+        }
+    }
+
+    private func stream(_ name: String, from source: String, to destination: String,
+                        setUp: (ReliableStream) -> Void) -> ReliableStream {
+        if let id = streamIDs[name], let stream = streams[id] { return stream }
+        let stream = ReliableStream(id: streams.count, from: source, to: destination, world: self)
+        setUp(stream)
+        streams[stream.id] = stream
+        streamIDs[name] = stream.id
+        return stream
+    }
+
+    /// A process's address: its own, even when it presents the certificate
+    /// of the process it resumes.
+    func host(_ client: Client) -> String { hosts[ObjectIdentifier(client)] ?? client.name }
+
+    private func toServer(from client: Client, _ label: String) -> ReliableStream {
+        stream("\(host(client))>server \(label)", from: host(client), to: Self.server) {
+            $0.senderAlive = { [unowned client] in !client.crashed }
+        }
+    }
+
+    private func fromServer(to client: Client, _ label: String) -> ReliableStream {
+        stream("server>\(host(client)) \(label)", from: Self.server, to: host(client)) {
+            $0.receiverAlive = { [unowned client] in !client.crashed }
+        }
+    }
+
+    private func channel(from peer: FakePeer, to other: FakePeer) -> ReliableStream {
+        stream("\(peer.serial)>\(other.serial)", from: peer.owner + "/\(peer.serial)", to: other.owner + "/\(other.serial)") {
+            $0.senderAlive = { [unowned peer] in !peer.dead }
+            $0.receiverAlive = { [unowned other] in !other.dead }
+            $0.onAcknowledged = { [unowned self, unowned peer] count in
+                peer.chatMessagesAcknowledged += count
                 peer.owner(in: self)?.progressed(peer)
             }
         }
+    }
+
+    private func setServerPaths(_ client: Client) {
+        net.paths[.init(host(client), Self.server)] = serverLink
+        net.paths[.init(Self.server, host(client))] = serverLink
     }
 }
 

@@ -6,13 +6,13 @@ import Testing
 /// is refused at once with a sentence that names it and the other pid.
 @Suite struct SessionOpenElsewhereTests {
     func refused(_ home: StoreHome, _ name: String, holder: ChildProcess) throws {
-        let started = Date()
+        // The holder keeps the session open throughout, so a second process
+        // that waited for it instead of refusing would never exit.
         let second = try home.run(["resume", name, "--json"])
         #expect(second.status == 1, "\(second.transcript)")
         #expect(second.stderr == ["chatcli: session \"\(name)\" is open in another chatcli (pid \(holder.pid)); "
                                   + "continue it there, or end that one first"], "\(second.transcript)")
         #expect(second.stdout.isEmpty, "no event, no room touched: \(second.transcript)")
-        #expect(Date().timeIntervalSince(started) < 10, "refused at once, not after a wait")
     }
 
     @Test func aSecondResumeIsRefusedWhileTheFirstRunsAndAllowedAfterIt() throws {

@@ -1,3 +1,4 @@
+import TestSupport
 import HTTP1
 import Testing
 
@@ -11,7 +12,7 @@ private let corpus: [[UInt8]] = [
 ]
 
 /// Runs both parsers over `input`, fed in random pieces, to completion or error.
-private func exercise(_ input: [UInt8], rng: inout SeededRNG) {
+private func exercise(_ input: [UInt8], rng: inout SeededRandom) {
     var request = HTTPRequestParser(maxHeadSize: 512, maxBodySize: 256)
     var response = HTTPResponseParser(maxHeadSize: 512, maxBodySize: 256)
     var i = 0
@@ -31,7 +32,7 @@ private func exercise(_ input: [UInt8], rng: inout SeededRNG) {
 }
 
 @Test func randomBytesNeverCrashTheParsers() {
-    var rng = SeededRNG(seed: 0x4854_5450)
+    var rng = SeededRandom(seed: 0x4854_5450)
     for _ in 0..<3000 {
         let count = Int.random(in: 0...300, using: &rng)
         let alphabet = bytes("GETPOST HTTP/1.1\r\n:;0123456789abcdefContent-Length Transfer-Encoding chunked\t")
@@ -43,7 +44,7 @@ private func exercise(_ input: [UInt8], rng: inout SeededRNG) {
 }
 
 @Test func truncatedAndMutatedMessagesNeverCrashTheParsers() {
-    var rng = SeededRNG(seed: 7)
+    var rng = SeededRandom(seed: 7)
     for _ in 0..<3000 {
         var input = corpus[Int.random(in: 0..<corpus.count, using: &rng)]
         for _ in 0..<Int.random(in: 0...3, using: &rng) where !input.isEmpty {

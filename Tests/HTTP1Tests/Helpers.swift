@@ -1,7 +1,4 @@
-import TestSupport
 import HTTP1
-
-typealias SeededRNG = SeededRandom
 
 func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 

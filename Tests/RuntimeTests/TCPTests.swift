@@ -146,7 +146,6 @@ import TestSupport
         let port = try Fixture.closedPort(loop: loop)
         let target = try Fixture.address("127.0.0.1:\(port)")
         var outcome: RuntimeError?
-        let start = loop.now
         TCPConnection.connect(loop: loop, to: target, timeout: .seconds(10)) { result in
             if case .failure(let error) = result { outcome = error }
             loop.stop()
@@ -155,7 +154,6 @@ import TestSupport
         let error = try #require(outcome)
         #expect(error.errno == ECONNREFUSED)
         #expect(error.description == "connect to 127.0.0.1:\(port): connection refused")
-        #expect(loop.now - start < .seconds(1))
     }
 
     @Test func connectTimesOutWhenTheListenQueueIsFull() throws {

@@ -136,7 +136,7 @@ import SDP
     }
 
     @Test func iceCredentialsUseIceCharsAndRequiredLengths() {
-        var rng = SplitMix64(seed: 3)
+        var rng = SeededRandom(seed: 3)
         let (ufrag, pwd) = SessionDescription.makeICECredentials(using: &rng)
         #expect(ufrag.count == 8 && pwd.count == 24)
         let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
@@ -146,7 +146,7 @@ import SDP
 
 @Suite struct SDPFuzzTests {
     @Test func randomAndTruncatedTextNeverCrashes() {
-        var rng = SplitMix64(seed: 0x5D9)
+        var rng = SeededRandom(seed: 0x5D9)
         let samples = [SDPSamples.chromeOffer, SDPSamples.firefoxOffer, SDPSamples.aiortcOffer, SDPSamples.legacyOffer]
         for sample in samples {
             let scalars = Array(sample.unicodeScalars)
@@ -179,8 +179,6 @@ import SDP
         }
     }
 }
-
-typealias SplitMix64 = SeededRandom
 
 extension String {
     func replacingAll(_ a: String, _ b: String) -> String {

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import Wire
 
 @testable import SessionStore
@@ -122,7 +123,7 @@ private func expectedError(forFlipAt offset: Int, in original: [UInt8], flipped:
 }
 
 @Test func randomGarbageNeverCrashesTheParser() {
-    var rng = SplitMix64(seed: 0x5EED)
+    var rng = SeededRandom(seed: 0x5EED)
     let pass = secret("x")
     for _ in 0..<3000 {
         let count = Int(rng.next() % 300)
@@ -131,18 +132,5 @@ private func expectedError(forFlipAt offset: Int, in original: [UInt8], flipped:
             bytes.replaceSubrange(0..<10, with: Array("CHATCLI\0".utf8) + [0, 1])
         }
         #expect(throws: SessionStoreError.self) { try StoreFormat.open(bytes, passphrase: pass) }
-    }
-}
-
-/// Deterministic generator for fuzz inputs.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

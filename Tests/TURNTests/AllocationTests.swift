@@ -95,7 +95,7 @@ func allocateErrorsBecomeClearFailures(code: Int, reason: String) {
     #expect(link.takeEvents() == [.failed(failure)])
     #expect(failure.description == reason)
     #expect(link.client.isClosed)
-    #expect(!link.client.send([1], to: STUNAddress(ipv4: 10, 0, 0, 1, port: 1)))
+    #expect(!link.client.send([1], to: STUNAddress(ipv4: 10, 0, 0, 1, port: 1), now: link.now))
 }
 
 @Test func wrongPasswordIsReportedAsRejectedCredentials() {

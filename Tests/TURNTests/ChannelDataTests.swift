@@ -56,7 +56,7 @@ import Testing
     // Record the server's replies for one session over TCP.
     let recorder = Link(.tcp)
     recorder.allocate()
-    recorder.client.bindChannel(to: peer)
+    recorder.client.bindChannel(to: peer, now: recorder.now)
     var stream: [UInt8] = []
     while let bytes = recorder.client.pollTransmit() {
         for reply in recorder.server.receive(bytes, stream: true) { stream += reply }
@@ -68,7 +68,7 @@ import Testing
     func run(_ chunks: [[UInt8]]) -> [TURNEvent] {
         let link = Link(.tcp)
         link.allocate()
-        link.client.bindChannel(to: peer)
+        link.client.bindChannel(to: peer, now: link.now)
         _ = link.client.pollTransmit()   // the ChannelBind; its answer is in `stream`
         for chunk in chunks { link.client.handleInput(chunk, now: .zero) }
         var events: [TURNEvent] = []

@@ -43,7 +43,7 @@ struct CoturnInteropTests {
         let relayedSocket = try #require(relayed.socketAddress)
 
         // Client → peer before any channel: CreatePermission, Send indication.
-        live.client.send(Array("hello".utf8), to: peerAddress)
+        live.client.send(Array("hello".utf8), to: peerAddress, now: live.now)
         live.flush()
         #expect(live.run { atPeer.contains { $0.bytes == Array("hello".utf8) } }, fail("peer got no Send-indication data"))
         #expect(atPeer.first?.from == relayedSocket)
@@ -54,11 +54,11 @@ struct CoturnInteropTests {
         #expect(live.run { live.hasEvent { $0 == .data(from: peerAddress, Array("pong".utf8)) } }, fail("no Data indication"))
 
         // ChannelBind, then ChannelData both ways.
-        let number = try #require(live.client.bindChannel(to: peerAddress))
+        let number = try #require(live.client.bindChannel(to: peerAddress, now: live.now))
         live.flush()
         #expect(live.run { live.hasEvent { $0 == .channelBound(peerAddress, number: number) } }, fail("no channel bound"))
         let odd = Array("over the channel!".utf8)   // 17 bytes: padded over TCP
-        live.client.send(odd, to: peerAddress)
+        live.client.send(odd, to: peerAddress, now: live.now)
         live.flush()
         #expect(live.run { atPeer.contains { $0.bytes == odd } }, fail("peer got no ChannelData"))
         #expect(live.channelDataSent == 1)
@@ -75,7 +75,7 @@ struct CoturnInteropTests {
         let late = Array("after refresh".utf8)
         peer.send(late, to: relayedSocket)
         #expect(live.run { live.hasEvent { $0 == .data(from: peerAddress, late) } }, fail("no data after refresh"))
-        live.client.send(late, to: peerAddress)
+        live.client.send(late, to: peerAddress, now: live.now)
         live.flush()
         #expect(live.run { atPeer.contains { $0.bytes == late } }, fail("peer got nothing after refresh"))
         #expect(!live.hasEvent { if case .failed = $0 { true } else { false } })

@@ -116,53 +116,90 @@ final class FakeTURNServer {
     }
 }
 
-/// A client and the fake server joined by an in-memory link and a manual
-/// clock.
+/// A client and the fake server on TestSupport's `NetworkEmulator`, on a
+/// manual clock. The default path is perfect and instant, so each test reads
+/// as a conversation; a test that wants loss, delay, duplication or
+/// reordering sets `conditions`. Over TCP the bytes are a stream: they keep
+/// their order and are never lost, only delayed.
 final class Link {
+    static let clientAddress = STUNAddress(ipv4: 10, 0, 0, 2, port: 50_000)
+    static let serverAddress = STUNAddress(ipv4: 192, 0, 2, 1, port: 3478)
+
     let server = FakeTURNServer()
     let client: TURNClient
     let transport: TURNTransport
-    var now: Duration = .zero
+    let net: NetworkEmulator<STUNAddress>
+    var now: Duration { net.now }
     var events: [TURNEvent] = []
     /// Every chunk the client transmitted, in order.
     var sent: [[UInt8]] = []
 
-    init(_ transport: TURNTransport = .udp, seed: UInt64 = 1) {
+    init(_ transport: TURNTransport = .udp, seed: UInt64 = 1, conditions: LinkConditions = .perfect) {
         self.transport = transport
+        net = NetworkEmulator(seed: seed &+ 0x5EED, conditions: conditions)
         client = TURNClient(
-            server: STUNAddress(ipv4: 192, 0, 2, 1, port: 3478), transport: transport,
+            server: Self.serverAddress, transport: transport,
             username: server.username, password: server.password,
             now: .zero, random: SeededRandom(seed: seed))
     }
 
-    /// Delivers everything in flight both ways until the link is quiet.
+    /// Delivers everything due by `now`, both ways, until the link is quiet.
+    /// Each transmit's answers arrive before the next transmit is taken, as
+    /// on a path with no delay.
     func pump() {
         var moved = true
         while moved {
-            moved = false
+            moved = deliverDue()
             while let bytes = client.pollTransmit() {
                 moved = true
                 sent.append(bytes)
-                for reply in server.receive(bytes, stream: transport == .tcp) { client.handleInput(reply, now: now) }
+                put(bytes, from: Self.clientAddress, to: Self.serverAddress)
+                deliverDue()
             }
             while let event = client.pollEvent() { events.append(event); moved = true }
         }
     }
 
-    /// Moves the clock to `time`, firing each due timeout on the way.
+    /// Moves the clock to `time`, firing each due timeout and delivering each
+    /// arrival on the way, in time order.
     func advance(to time: Duration) {
-        while let deadline = client.pollTimeout(), deadline <= time {
-            now = max(now, deadline)
-            client.handleTimeout(now: now)
+        pump()
+        while let next = [client.pollTimeout(), net.nextArrival].compactMap({ $0 }).min(), next <= time {
+            net.advance(to: next)
+            if let deadline = client.pollTimeout(), deadline <= now { client.handleTimeout(now: now) }
             pump()
         }
-        now = time
+        net.advance(to: time)
         pump()
     }
 
+    /// Bytes from the server (or an attacker on its address), now.
     func deliver(_ bytes: [UInt8]) {
         client.handleInput(bytes, now: now)
         pump()
+    }
+
+    @discardableResult
+    private func deliverDue() -> Bool {
+        var moved = false
+        while let datagram = net.popDue() {
+            moved = true
+            if datagram.destination == Self.serverAddress {
+                for reply in server.receive(datagram.bytes, stream: transport == .tcp) {
+                    put(reply, from: Self.serverAddress, to: Self.clientAddress)
+                }
+            } else {
+                client.handleInput(datagram.bytes, now: now)
+            }
+        }
+        return moved
+    }
+
+    private func put(_ bytes: [UInt8], from source: STUNAddress, to destination: STUNAddress) {
+        if transport == .udp { return net.send(bytes, from: source, to: destination) }
+        // A stream: in order and complete (equal delays keep the sending order).
+        let delay = net.conditions(from: source, to: destination).delay
+        net.schedule(EmulatedDatagram(bytes: bytes, source: source, destination: destination, at: now + delay))
     }
 
     /// Events since the last call.

@@ -23,7 +23,7 @@ func randomAndTruncatedInputNeverCrashes(transport: TURNTransport) {
         let link = Link(transport, seed: UInt64(round))
         if round % 2 == 0 {
             link.allocate()
-            link.client.bindChannel(to: STUNAddress(ipv4: 10, 0, 0, 5, port: 6000))
+            link.client.bindChannel(to: STUNAddress(ipv4: 10, 0, 0, 5, port: 6000), now: link.now)
             link.pump()
         }
         var input: [UInt8]

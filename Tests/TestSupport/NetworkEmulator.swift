@@ -51,6 +51,13 @@ public struct EmulatedDatagram<Address: Hashable & Sendable>: Sendable {
     public var destination: Address
     /// When it arrives.
     public var at: Duration
+
+    public init(bytes: [UInt8], source: Address, destination: Address, at: Duration) {
+        self.bytes = bytes
+        self.source = source
+        self.destination = destination
+        self.at = at
+    }
 }
 
 /// A deterministic datagram network on a manual clock: the one simulated

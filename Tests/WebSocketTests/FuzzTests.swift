@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 import WebSocket
 import Wire
@@ -16,7 +17,7 @@ private func seeds() -> [[UInt8]] {
     return out
 }
 
-private func exercise(_ input: [UInt8], rng: inout SeededRNG) {
+private func exercise(_ input: [UInt8], rng: inout SeededRandom) {
     var server = WebSocketConnection.server(maxMessageSize: 256)
     var client = WebSocketConnection.client(maxMessageSize: 256, oversizedMessagePolicy: .close, maskKeys: { 1 })
     var decoder = WebSocketFrameDecoder(maxPayloadSize: 512)
@@ -36,7 +37,7 @@ private func exercise(_ input: [UInt8], rng: inout SeededRNG) {
 }
 
 @Test func randomBytesNeverCrashTheCodec() {
-    var rng = SeededRNG(seed: 6455)
+    var rng = SeededRandom(seed: 6455)
     for _ in 0..<4000 {
         let input = (0..<Int.random(in: 0...200, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
         exercise(input, rng: &rng)
@@ -44,7 +45,7 @@ private func exercise(_ input: [UInt8], rng: inout SeededRNG) {
 }
 
 @Test func truncatedAndMutatedFramesNeverCrashTheCodec() {
-    var rng = SeededRNG(seed: 1)
+    var rng = SeededRandom(seed: 1)
     let corpus = seeds()
     for _ in 0..<4000 {
         var input: [UInt8] = []
@@ -57,7 +58,7 @@ private func exercise(_ input: [UInt8], rng: inout SeededRNG) {
 }
 
 @Test func validStreamsGiveTheSameEventsHoweverTheyAreSplit() {
-    var rng = SeededRNG(seed: 99)
+    var rng = SeededRandom(seed: 99)
     let input = seeds().filter { $0[1] & 0x80 != 0 }.reduce([], +)
     var whole = WebSocketConnection.server()
     let expected = whole.feed(input)
@@ -76,7 +77,7 @@ private func exercise(_ input: [UInt8], rng: inout SeededRNG) {
 }
 
 @Test func base64RoundTripsRandomBytesAndRejectsJunkWithoutCrashing() {
-    var rng = SeededRNG(seed: 4648)
+    var rng = SeededRandom(seed: 4648)
     for _ in 0..<3000 {
         let raw = (0..<Int.random(in: 0...40, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
         #expect(Base64.decode(Base64.encode(raw)) == raw)

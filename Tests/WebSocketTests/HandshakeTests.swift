@@ -1,3 +1,4 @@
+import TestSupport
 import HTTP1
 import Testing
 import WebSocket
@@ -68,7 +69,7 @@ private func upgradeRequest(_ edit: (inout HTTPRequest) -> Void = { _ in }) -> H
 }
 
 @Test func clientRequestIsAcceptedByServerAndResponseValidates() throws {
-    var rng = SeededRNG(seed: 42)
+    var rng = SeededRandom(seed: 42)
     let client = WebSocketClientHandshake(using: &rng)
     #expect(Base64Check.decode(client.key) != nil)
     let request = client.request(target: "/", host: "localhost:8080")
@@ -83,9 +84,9 @@ private func upgradeRequest(_ edit: (inout HTTPRequest) -> Void = { _ in }) -> H
 }
 
 @Test func clientKeyComesFromInjectedGenerator() {
-    var a = SeededRNG(seed: 1)
-    var b = SeededRNG(seed: 1)
-    var c = SeededRNG(seed: 2)
+    var a = SeededRandom(seed: 1)
+    var b = SeededRandom(seed: 1)
+    var c = SeededRandom(seed: 2)
     #expect(WebSocketClientHandshake(using: &a).key == WebSocketClientHandshake(using: &b).key)
     #expect(WebSocketClientHandshake(using: &a).key != WebSocketClientHandshake(using: &c).key)
     #expect(WebSocketClientHandshake(nonce: Array("the sample nonce".utf8))?.key == "dGhlIHNhbXBsZSBub25jZQ==")

@@ -1,7 +1,4 @@
-import TestSupport
 import WebSocket
-
-typealias SeededRNG = SeededRandom
 
 /// The key from RFC 6455 §5.7's masked examples.
 let rfcMaskKey: UInt32 = 0x37FA_213D

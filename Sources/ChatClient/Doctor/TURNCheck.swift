@@ -97,8 +97,8 @@ final class TURNCheck {
         guard done != nil else { return }
         for action in actions {
             switch action {
-            case .createPermission(let index, let peer): runners[index].client.createPermission(for: peer)
-            case .send(let bytes, let index, let peer): runners[index].client.send(bytes, to: peer)
+            case .createPermission(let index, let peer): runners[index].client.createPermission(for: peer, now: loop.now.duration)
+            case .send(let bytes, let index, let peer): runners[index].client.send(bytes, to: peer, now: loop.now.duration)
             }
         }
         resend?.cancel()

@@ -1,4 +1,5 @@
 import Runtime
+import Wire
 
 /// Asks servers to forget device ids (`POST /api/user/purge`, at most 100 ids
 /// a request), every server at once, each request with a deadline.
@@ -54,13 +55,12 @@ public enum Purger {
         } catch {
             return completion(.unreachable(shortReason(error)))
         }
-        var chunks = stride(from: 0, to: ids.count, by: 100).map { Array(ids[$0..<min($0 + 100, ids.count)]) }
+        var chunks = Deque(stride(from: 0, to: ids.count, by: 100).map { Array(ids[$0..<min($0 + 100, ids.count)]) })
         func next() {
-            guard let chunk = chunks.first else {
+            guard let chunk = chunks.popFirst() else {
                 http.close()
                 return completion(.purged)
             }
-            chunks.removeFirst()
             http.send(RoomAPI.purgeRequest(deviceIDs: chunk, authority: http.authority), timeout: .seconds(10)) { result in
                 switch result {
                 case .failure(let error):

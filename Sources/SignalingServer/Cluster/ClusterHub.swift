@@ -35,7 +35,7 @@ final class ClusterHub: SignalingRelay {
     private var random: any RandomNumberGenerator
     private var clientIDs: [ConnectionID: UInt64] = [:]
     private var sequences: [ConnectionID: UInt64] = [:]
-    private var outbox: [Command] = []
+    private var outbox = Deque<Command>()
     private var sent = 0
     private var generation = 0
     /// Frames for connections, delivered as they come out of Redis.
@@ -119,7 +119,7 @@ final class ClusterHub: SignalingRelay {
         switch result {
         case .success, .failure(.server):
             if case .failure(let error) = result { link.log.write("error", ["what": "hub_command", "reason": error.description]) }
-            outbox.removeFirst()
+            _ = outbox.popFirst()
             sent -= 1
         case .failure(.unavailable):
             // Everything in flight fails with it; all of it goes again on ready.
