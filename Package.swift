@@ -25,12 +25,14 @@ let package = Package(
         .target(name: "Runtime", dependencies: ["Wire", "COpenSSL", "CShims"]),
         .target(name: "DTLS", dependencies: ["Wire", "COpenSSL", "CShims"]),
         .target(name: "SDP", dependencies: ["Wire"]),
+        .target(name: "MDNS", dependencies: ["Wire"]),
         .target(name: "SignalingServer", dependencies: [
             "Wire", "STUN", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL", "CShims",
         ]),
         .target(name: "SCTP", dependencies: ["Wire"]),
         .target(name: "ChatClient", dependencies: [
             "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "PeerConnection", "CSodium", "SessionStore",
+            "MDNS", "SignalingServer",
         ]),
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
         // The terminal side of chatcli: readline, the interactive chat, stdin lines.
@@ -50,6 +52,7 @@ let package = Package(
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "Wire", "TestSupport"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "Wire", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "Wire", "TestSupport"]),
+        .testTarget(name: "MDNSTests", dependencies: ["MDNS", "Wire", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "Wire", "TestSupport"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Wire", "TestSupport"]),
         .testTarget(name: "SignalingServerTests", dependencies: [
