@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "SCTP", dependencies: ["Wire"]),
         .target(name: "ChatClient", dependencies: [
             "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "PeerConnection", "CSodium", "SessionStore",
-            "MDNS", "SignalingServer",
+            "MDNS",
         ]),
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
         // The terminal side of chatcli: readline, the interactive chat, stdin lines.

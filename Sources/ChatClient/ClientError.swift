@@ -17,6 +17,8 @@ public enum ClientError: Error, Equatable, Sendable {
     case connectionLost(String)
     case interrupted
     case peerConnectionFailed(String)
+    /// Local-network chat (`--lan`): discovery or advertising failed; the reason is a sentence.
+    case lan(String)
 
     public var code: String {
         switch self {
@@ -35,6 +37,7 @@ public enum ClientError: Error, Equatable, Sendable {
         case .connectionLost: return "connection_lost"
         case .interrupted: return "interrupted"
         case .peerConnectionFailed: return "connection_failed"
+        case .lan: return "lan_failed"
         }
     }
 
@@ -43,7 +46,7 @@ public enum ClientError: Error, Equatable, Sendable {
         case .invalidCode(let text):
             return "'\(text)' is not a join code: a code is 6 digits, like 123456."
         case .unreachable(let server, let reason):
-            return "Cannot reach the chatcli server at \(server) (\(reason)). Start one with 'chatcli serve', or point to one with --server URL or CHATCLI_SERVER."
+            return "Cannot reach the chatcli server at \(server) (\(reason)). Start one with 'chatcli serve', or point to one with --server URL or CHATCLI_SERVER; on the same local network, --lan needs no server (chatcli create --lan, chatcli join CODE --lan)."
         case .tls(let server, let reason):
             return "Secure connection to \(server) failed: \(reason)."
         case .timeout(let what):
@@ -69,6 +72,8 @@ public enum ClientError: Error, Equatable, Sendable {
             return "Lost the connection to the server: \(what)."
         case .interrupted:
             return "Interrupted."
+        case .lan(let reason):
+            return reason
         case .peerConnectionFailed(let reason):
             return "Could not connect to your peer: \(reason.hasSuffix(".") ? String(reason.dropLast()) : reason)."
         }

@@ -13,6 +13,9 @@ public struct ServerConfiguration: Sendable {
     public var turnMembersOnly = false
     public var missedAcceptsPerMinute = 10
     public var logAddresses = false
+    /// Rooms in memory only, no STUN responder (none in `GET /api/ice-servers`),
+    /// no access log: the endpoint `chatcli create --lan` runs for its one chat.
+    public var embedded = false
 
     public init() {}
 }

@@ -36,20 +36,23 @@ public final class SignalingService {
         self.loop = loop
         self.config = config
         log = AccessLog(showAddresses: config.logAddresses)
+        log.enabled = !config.embedded
         do {
+            let store: any RoomStore = config.embedded
+                ? InMemoryRoomStore() : try SQLiteRoomStore(path: config.databasePath, autoCheckpoint: false)
             registry = try RoomRegistry(
-                store: SQLiteRoomStore(path: config.databasePath, autoCheckpoint: false),
+                store: store,
                 random: SystemRandomNumberGenerator(),
                 rateLimiter: AcceptRateLimiter(limit: config.missedAcceptsPerMinute, windowSeconds: 60))
         } catch {
             let reason = RoomDatabasePath.problem(with: config.databasePath) ?? error.message
             throw .database(path: config.databasePath, reason: reason)
         }
-        WALCheckpointer.start(path: config.databasePath)
+        if !config.embedded { WALCheckpointer.start(path: config.databasePath) }
         router = RESTRouter(
             registry: registry,
             iceServers: ICEServerConfiguration(
-                stunPort: Int(config.stunPort), turnURLs: config.turnURLs, turnSecret: config.turnSecret,
+                stunPort: config.embedded ? 0 : Int(config.stunPort), turnURLs: config.turnURLs, turnSecret: config.turnSecret,
                 membersOnly: config.turnMembersOnly, fallbackHost: config.host),
             random: SystemRandomNumberGenerator())
         let registry = registry
@@ -74,7 +77,7 @@ public final class SignalingService {
             let listener = try TCPListener(loop: loop, address: address)
             listener.onAccept = { [weak self] connection in self?.accept(connection) }
             self.listener = listener
-            stun = try STUNService(loop: loop, host: address, port: config.stunPort)
+            if !config.embedded { stun = try STUNService(loop: loop, host: address, port: config.stunPort) }
         } catch {
             listener?.close()
             throw .cannotListen(reason: error.description)
@@ -107,6 +110,9 @@ public final class SignalingService {
         }
         loop.schedule(after: .milliseconds(200)) { done() }
     }
+
+    /// The port listened on (the kernel's choice for port 0), once started.
+    public var port: UInt16? { listener?.localAddress.port }
 
     var now: UnixTime { UnixTime(milliseconds: wallClockMilliseconds()) }
 

@@ -14,6 +14,10 @@ enum ChatCommand {
             return 2
         }
 
+        if args.has("lan") { return LANCommand.run(args, join: join, printer: printer) }
+        if join && args.positionals.isEmpty {
+            return usage("join needs the CODE your peer gave you: usage is 'chatcli join CODE' (or 'chatcli join --lan' to list chats nearby)")
+        }
         let serverText = args.value("server") ?? environment("CHATCLI_SERVER") ?? Commands.defaultServer
         guard let server = ServerURL(serverText) else {
             return usage("'\(serverText)' is not a server URL: use http://HOST:PORT or https://HOST")
@@ -48,11 +52,12 @@ enum ChatCommand {
 
     /// Runs the chat on an event loop until it ends; returns the exit status.
     static func chat(mode: ChatManager.Mode, server: ServerURL, printer: EventPrinter, args: ParsedArguments,
-                     iceServers: [ICEServerEntry], saving: Saving) -> Int32 {
+                     iceServers: [ICEServerEntry], saving: Saving, on existing: EventLoop? = nil,
+                     configure: ((ChatManager) -> Void)? = nil) -> Int32 {
         let loop: EventLoop
         let connector: Connector
         do {
-            loop = try EventLoop()
+            loop = try existing ?? EventLoop()
             connector = try Connector(loop: loop, server: server, caFile: args.value("ca-file"))
         } catch let error as ClientError {
             printer.emit(.error(error))
@@ -68,6 +73,7 @@ enum ChatCommand {
         manager.relayOnly = args.has("relay-only")
         manager.hardNATProbing = args.has("hard-nat-probing")
         if server.description != Commands.defaultServer { manager.inviteServer = server.description }
+        configure?(manager)
         if InteractiveChat.wanted(json: args.has("json")) {
             manager.staysAfterPeerLeft = true
             return runInteractive(loop: loop, manager: manager, printer: printer)

@@ -56,10 +56,19 @@ enum Commands {
         name: "create",
         brief: "start a chat and print a code for your peer",
         summary: "Start a chat: prints a 6-digit code for your peer to join with, then waits for them.",
-        options: [.value("expires", "SECONDS", "How long the code and room live, 60…86400 (default 3600).")] + clientOptions,
+        options: [.value("expires", "SECONDS", "How long the code and room live, 60…86400 (default 3600).")] + clientOptions + [lanOption],
         positionals: 0...0,
-        details: interactiveDetails + "\n\n" + relayDetails
+        details: interactiveDetails + "\n\n" + relayDetails + "\n\n" + lanDetails
     )
+
+    static let lanOption = OptionSpec.flag("lan", "No server: find each other on the local network (mDNS, DNS-SD _chatcli._udp).")
+
+    static let lanDetails = """
+        --lan needs no server: 'create --lan' advertises the waiting chat on the local network under the name given \
+        with --name (nothing in the advertisement reveals the code) and 'join CODE --lan' finds it there. LAN chats \
+        are not saved. CHATCLI_MDNS_INTERFACES=eth0,wlan0 picks the interfaces (default: every interface that is up \
+        and multicast-capable, except loopback, tunnels and virtual ones such as docker0 or veth*).
+        """
 
     /// `create --help` and `join --help`.
     static let interactiveDetails = """
@@ -73,9 +82,23 @@ enum Commands {
         arguments: "CODE",
         brief: "join a chat with the code your peer gave you",
         summary: "Join the chat your peer created, with the 6-digit code they gave you.",
-        options: clientOptions,
-        positionals: 1...1,
-        details: interactiveDetails + "\n\n" + relayDetails
+        options: clientOptions + [lanOption],
+        positionals: 0...1,
+        details: interactiveDetails + "\n\n" + relayDetails + "\n\n" + lanDetails
+            + " 'join --lan' without a code lists the chats waiting nearby, like 'chatcli lan'."
+    )
+
+    static let lan = CommandSpec(
+        name: "lan",
+        brief: "list the chats waiting on the local network",
+        summary: "List the chats waiting on the local network (made with 'chatcli create --lan') by the name their creator chose.",
+        options: [
+            .value("wait", "SECONDS", "How long to listen before listing, 1…60 (default 2)."),
+            .flag("watch", "Keep listening: print each chat as it appears and disappears, until Ctrl-C."),
+            .flag("json", "One JSON object per line: {\"event\":\"lan_chat\",\"name\":…} (and lan_chat_gone with --watch)."),
+        ],
+        positionals: 0...0,
+        details: "Joining one still needs its code: chatcli join CODE --lan."
     )
 
     static let doctor = CommandSpec(
@@ -97,5 +120,5 @@ enum Commands {
             """
     )
 
-    static let all = [create, join, serve, doctor, resume] + sessions + [help, version, completion]
+    static let all = [create, join, lan, serve, doctor, resume] + sessions + [help, version, completion]
 }

@@ -30,6 +30,8 @@ public final class ChatSession {
         public var inviteServer: String?
         /// Printed once (not in `--json` mode) when pairing succeeded.
         public var notice: String?
+        /// Without STUN from the server, ask `stun:HOST:3478` (off on the LAN: host candidates only).
+        public var fallbackSTUN = true
 
         public init(authority: String, host: String) {
             self.authority = authority
