@@ -16,7 +16,7 @@ enum ChatCommand {
 
         if args.has("lan") { return LANCommand.run(args, join: join, printer: printer) }
         if join && args.positionals.isEmpty {
-            return usage("join needs the CODE your peer gave you: usage is 'chatcli join CODE' (or 'chatcli join --lan' to list chats nearby)")
+            return usage("missing argument: usage is 'chatcli join CODE [options]' (see 'chatcli join --help')")
         }
         let serverText = args.value("server") ?? environment("CHATCLI_SERVER") ?? Commands.defaultServer
         guard let server = ServerURL(serverText) else {

@@ -5,7 +5,7 @@ CHATCLI_APT_PACKAGES=(
   libssl-dev libsodium-dev libreadline-dev libsqlite3-dev pkg-config
   openssl ca-certificates python3 python3-venv python3-pip
   tmux iproute2 iptables nftables coturn
-  groff-base zsh
+  groff-base zsh avahi-daemon avahi-utils dbus
 )
 # PyPI packages for the independent interop peers.
 CHATCLI_PIP_PACKAGES=(websockets aiortc)
