@@ -27,6 +27,7 @@ let package = Package(
         .target(name: "SDP", dependencies: ["Wire"]),
         // A sans-IO RESP codec and a Redis client on the event loop (for `serve --redis`).
         .target(name: "Redis", dependencies: ["Wire", "Runtime", "COpenSSL"]),
+        .target(name: "MDNS", dependencies: ["Wire"]),
         .target(name: "SignalingServer", dependencies: [
             "Wire", "STUN", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL", "CShims", "Redis",
         ]),
@@ -34,6 +35,7 @@ let package = Package(
         .target(name: "PAKE", dependencies: ["Wire", "CSodium"]),
         .target(name: "ChatClient", dependencies: [
             "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "DTLS", "PeerConnection", "CSodium", "SessionStore", "PAKE",
+            "MDNS",
         ]),
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
         // The terminal side of chatcli: readline, the interactive chat, stdin lines.
@@ -53,6 +55,7 @@ let package = Package(
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "Wire", "TestSupport"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "Wire", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "Wire", "TestSupport"]),
+        .testTarget(name: "MDNSTests", dependencies: ["MDNS", "Wire", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "Wire", "TestSupport"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "SignalingServer", "Wire", "TestSupport"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Wire", "TestSupport"]),

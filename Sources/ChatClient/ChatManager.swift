@@ -95,6 +95,11 @@ public final class ChatManager {
         get { session.options.sessionName }
         set { session.options.sessionName = newValue }
     }
+    /// Off on the LAN: no `stun:HOST:3478` guess when the server offers no STUN.
+    public var fallbackSTUN: Bool {
+        get { session.options.fallbackSTUN }
+        set { session.options.fallbackSTUN = newValue }
+    }
     public var inviteServer: String? {
         get { session.options.inviteServer }
         set { session.options.inviteServer = newValue }

@@ -26,6 +26,8 @@ public enum ClientError: Error, Equatable, Sendable {
     /// The peer of a chat presented another certificate than the one pinned
     /// for it (`session`: the saved session's name, if it has one).
     case peerChanged(session: String?)
+    /// Local-network chat (`--lan`): discovery or advertising failed; the reason is a sentence.
+    case lan(String)
 
     public var code: String {
         switch self {
@@ -46,6 +48,7 @@ public enum ClientError: Error, Equatable, Sendable {
         case .peerConnectionFailed, .noTURN: return "connection_failed"
         case .pakeFailed: return "pake_failed"
         case .peerChanged: return "peer_changed"
+        case .lan: return "lan_failed"
         }
     }
 
@@ -54,7 +57,7 @@ public enum ClientError: Error, Equatable, Sendable {
         case .invalidCode(let text):
             return "'\(text)' is not a join code: a code is 6 digits and two words, like 123456-brave-calm (or the 6 digits alone)."
         case .unreachable(let server, let reason):
-            return "Cannot reach the chatcli server at \(server) (\(reason)). Start one with 'chatcli serve', or point to one with --server URL or CHATCLI_SERVER."
+            return "Cannot reach the chatcli server at \(server) (\(reason)). Start one with 'chatcli serve', or point to one with --server URL or CHATCLI_SERVER; on the same local network, --lan needs no server (chatcli create --lan, chatcli join CODE --lan)."
         case .tls(let server, let reason):
             return "Secure connection to \(server) failed: \(reason)."
         case .timeout(let what):
@@ -92,6 +95,8 @@ public enum ClientError: Error, Equatable, Sendable {
         case .peerChanged(nil):
             return "Your peer presented another certificate than the one pinned for this chat, so it may not be your peer (someone may be intercepting): nothing was sent or shown. "
                 + "Start a new chat with 'chatcli create' if your peer really started over."
+        case .lan(let reason):
+            return reason
         }
     }
 }

@@ -33,7 +33,8 @@ public struct ICEServerConfiguration: Sendable {
     func body<G: RandomNumberGenerator>(hostHeader: String?, grantee: TURNGrantee, now: UnixTime, random: inout G) -> JSON {
         let host = ICEServerConfiguration.host(fromHostHeader: hostHeader) ?? fallbackHost
         var body: [(String, JSON)] = []
-        var servers: [JSON] = [["urls": [.string("stun:\(host):\(stunPort)")]]]
+        // Port 0: no STUN responder (the embedded LAN endpoint).
+        var servers: [JSON] = stunPort > 0 ? [["urls": [.string("stun:\(host):\(stunPort)")]]] : []
         if !turnURLs.isEmpty, let secret = turnSecret {
             if let credentials = TURNCredentials(for: grantee, secret: secret, lifetimeSeconds: credentialLifetimeSeconds, now: now, random: &random) {
                 servers.append([

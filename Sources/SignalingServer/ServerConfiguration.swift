@@ -26,6 +26,9 @@ public struct ServerConfiguration: Sendable {
     public var redis: RedisConnection.Settings?
     /// Prefix of every Redis key, so one Redis can serve several clusters.
     public var redisKeyPrefix = "chatcli:"
+    /// Rooms in memory only, no STUN responder (none in `GET /api/ice-servers`),
+    /// no access log: the endpoint `chatcli create --lan` runs for its one chat.
+    public var embedded = false
 
     public init() {}
 }

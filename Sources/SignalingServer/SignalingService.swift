@@ -38,23 +38,26 @@ public final class SignalingService {
         self.loop = loop
         self.config = config
         log = AccessLog(showAddresses: config.logAddresses)
+        log.enabled = !config.embedded
         let iceServers = ICEServerConfiguration(
-            stunPort: Int(config.publicSTUNPort ?? config.stunPort), turnURLs: config.turnURLs, turnSecret: config.turnSecret,
+            stunPort: config.embedded ? 0 : Int(config.publicSTUNPort ?? config.stunPort), turnURLs: config.turnURLs, turnSecret: config.turnSecret,
             membersOnly: config.turnMembersOnly, fallbackHost: config.host)
         if let redis = config.redis {
             (registry, router, hub, cluster) = try Self.clusterParts(loop: loop, config: config, redis: redis, iceServers: iceServers, log: log)
         } else {
             let registry: RoomRegistry
             do {
+                let store: any RoomStore = config.embedded
+                    ? InMemoryRoomStore() : try SQLiteRoomStore(path: config.databasePath, autoCheckpoint: false)
                 registry = try RoomRegistry(
-                    store: SQLiteRoomStore(path: config.databasePath, autoCheckpoint: false),
+                    store: store,
                     random: SystemRandomNumberGenerator(),
                     rateLimiter: AcceptRateLimiter(limit: config.missedAcceptsPerMinute, windowSeconds: 60))
             } catch {
                 let reason = RoomDatabasePath.problem(with: config.databasePath) ?? error.message
                 throw .database(path: config.databasePath, reason: reason)
             }
-            WALCheckpointer.start(path: config.databasePath)
+            if !config.embedded { WALCheckpointer.start(path: config.databasePath) }
             self.registry = registry
             router = RESTRouter(registry: registry, iceServers: iceServers, random: SystemRandomNumberGenerator())
             hub = SignalingHub(random: SystemRandomNumberGenerator()) { room, now in registry.isJoinable(room, now: now) }
@@ -80,7 +83,7 @@ public final class SignalingService {
             let listener = try TCPListener(loop: loop, address: address)
             listener.onAccept = { [weak self] connection in self?.accept(connection) }
             self.listener = listener
-            stun = try STUNService(loop: loop, host: address, port: config.stunPort)
+            if !config.embedded { stun = try STUNService(loop: loop, host: address, port: config.stunPort) }
         } catch {
             listener?.close()
             throw .cannotListen(reason: error.description)
@@ -116,6 +119,9 @@ public final class SignalingService {
         }
         loop.schedule(after: .milliseconds(200)) { [weak self] in self?.leaveCluster(done) ?? done() }
     }
+
+    /// The port listened on (the kernel's choice for port 0), once started.
+    public var port: UInt16? { listener?.localAddress.port }
 
     var now: UnixTime { UnixTime(milliseconds: wallClockMilliseconds()) }
 

@@ -16,6 +16,10 @@ enum ChatCommand {
             return 2
         }
 
+        if args.has("lan") { return LANCommand.run(args, join: join, printer: printer) }
+        if join && args.positionals.isEmpty {
+            return usage("missing argument: usage is 'chatcli join CODE [options]' (see 'chatcli join --help')")
+        }
         let serverText = args.value("server") ?? environment("CHATCLI_SERVER") ?? Commands.defaultServer
         guard let server = ServerURL(serverText) else {
             return usage("'\(serverText)' is not a server URL: use http://HOST:PORT or https://HOST")
@@ -64,12 +68,13 @@ enum ChatCommand {
 
     /// Runs the chat on an event loop until it ends; returns the exit status.
     static func chat(mode: ChatManager.Mode, server: ServerURL, printer: EventPrinter, args: ParsedArguments,
-                     iceServers: [ICEServerEntry], saving: Saving, identity: ChatIdentity, secret: CodeSecret? = nil) -> Int32 {
+                     iceServers: [ICEServerEntry], saving: Saving, identity: ChatIdentity, secret: CodeSecret? = nil,
+                     on existing: EventLoop? = nil, configure: ((ChatManager) -> Void)? = nil) -> Int32 {
         let loop: EventLoop
         let connector: Connector
         let certificate: DTLSCertificate
         do {
-            loop = try EventLoop()
+            loop = try existing ?? EventLoop()
             connector = try Connector(loop: loop, server: server, caFile: args.value("ca-file"))
             certificate = try identity.certificate ?? DTLSCertificate()
         } catch let error as ClientError {
@@ -92,6 +97,7 @@ enum ChatCommand {
         manager.hardNATProbing = args.has("hard-nat-probing")
         if server.description != Commands.defaultServer { manager.inviteServer = server.description }
         printer.inviteBase = server.description
+        configure?(manager)
         if InteractiveChat.wanted(json: args.has("json")) {
             manager.staysAfterPeerLeft = true
             return runInteractive(loop: loop, manager: manager, printer: printer)

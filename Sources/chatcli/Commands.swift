@@ -69,9 +69,9 @@ enum Commands {
         name: "create",
         brief: "start a chat and print a code for your peer",
         summary: "Start a chat: prints a code like 123456-brave-calm for your peer to join with, then waits for them.",
-        options: [.value("expires", "SECONDS", "How long the code and room live, 60…86400 (default 3600).")] + clientOptions,
+        options: [.value("expires", "SECONDS", "How long the code and room live, 60…86400 (default 3600).")] + clientOptions + [lanOption],
         positionals: 0...0,
-        details: interactiveDetails + "\n\n" + relayDetails
+        details: interactiveDetails + "\n\n" + relayDetails + "\n\n" + lanDetails
     )
 
     static let codeDetails = """
@@ -80,6 +80,15 @@ enum Commands {
         and no safety words need comparing. A wrong code ends the chat on both sides, and the code cannot be \
         tried again. With only the six digits (as an Inviso or browser peer knows them) the chat works \
         unproven: compare the safety words.
+        """
+
+    static let lanOption = OptionSpec.flag("lan", "No server: find each other on the local network (mDNS, DNS-SD _chatcli._udp).")
+
+    static let lanDetails = """
+        --lan needs no server: 'create --lan' advertises the waiting chat on the local network under the name given \
+        with --name (nothing in the advertisement reveals the code) and 'join CODE --lan' finds it there. LAN chats \
+        are not saved. CHATCLI_MDNS_INTERFACES=eth0,wlan0 picks the interfaces (default: every interface that is up \
+        and multicast-capable, except loopback, tunnels and virtual ones such as docker0 or veth*).
         """
 
     /// `create --help` and `join --help`.
@@ -94,9 +103,23 @@ enum Commands {
         arguments: "CODE",
         brief: "join a chat with the code your peer gave you",
         summary: "Join the chat your peer created, with the code they gave you (123456-brave-calm).",
-        options: clientOptions,
-        positionals: 1...1,
-        details: codeDetails + "\n\n" + interactiveDetails + "\n\n" + relayDetails
+        options: clientOptions + [lanOption],
+        positionals: 0...1,
+        details: codeDetails + "\n\n" + interactiveDetails + "\n\n" + relayDetails + "\n\n" + lanDetails
+            + " 'join --lan' without a code lists the chats waiting nearby, like 'chatcli lan'."
+    )
+
+    static let lan = CommandSpec(
+        name: "lan",
+        brief: "list the chats waiting on the local network",
+        summary: "List the chats waiting on the local network (made with 'chatcli create --lan') by the name their creator chose.",
+        options: [
+            .value("wait", "SECONDS", "How long to listen before listing, 1…60 (default 2)."),
+            .flag("watch", "Keep listening: print each chat as it appears and disappears, until Ctrl-C."),
+            .flag("json", "One JSON object per line: {\"event\":\"lan_chat\",\"name\":…} (and lan_chat_gone with --watch)."),
+        ],
+        positionals: 0...0,
+        details: "Joining one still needs its code: chatcli join CODE --lan."
     )
 
     static let doctor = CommandSpec(
@@ -118,5 +141,5 @@ enum Commands {
             """
     )
 
-    static let all = [create, join, serve, doctor, resume] + sessions + [help, version, completion]
+    static let all = [create, join, lan, serve, doctor, resume] + sessions + [help, version, completion]
 }

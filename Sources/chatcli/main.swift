@@ -41,6 +41,7 @@ if parsed.has("help") {
 switch spec.name {
 case "serve": exit(ServeCommand.run(parsed))
 case "create", "join": exit(ChatCommand.run(parsed, join: spec.name == "join"))
+case "lan": exit(LANCommand.list(parsed))
 case "doctor": exit(DoctorCommand.run(parsed))
 case "resume": exit(ResumeCommand.run(parsed))
 case "help", "version", "completion": exit(AboutCommand.run(spec.name, parsed))

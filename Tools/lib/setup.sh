@@ -8,6 +8,7 @@ CHATCLI_APT_PACKAGES=(
   groff-base zsh
   chromium firefox-esr
   redis-server haproxy
+  avahi-daemon avahi-utils dbus
 )
 # PyPI packages for the independent interop peers.
 CHATCLI_PIP_PACKAGES=(websockets aiortc)

@@ -224,7 +224,7 @@ extension ChatSession {
         var offered = response.map(RoomAPI.iceServers) ?? []
         // Without any STUN server, ask the signaling host's port 3478 (as against Inviso).
         let extraSTUN = options.extraICEServers.flatMap(\.urls).contains { ICEServerURL($0)?.isSTUN == true }
-        if offered.isEmpty && !extraSTUN { offered = [ICEServerEntry(urls: ["stun:\(options.host):3478"])] }
+        if offered.isEmpty && !extraSTUN && options.fallbackSTUN { offered = [ICEServerEntry(urls: ["stun:\(options.host):3478"])] }
         iceServers = options.extraICEServers + offered
         let hasTURN = iceServers.contains { entry in
             entry.username != nil && entry.credential != nil && entry.urls.contains { ICEServerURL($0)?.isSupportedTURN == true }

@@ -39,6 +39,8 @@ public final class ChatSession {
         public var pinsPeer = true
         /// The saved session's name, for the sentence that tells how to accept a new peer.
         public var sessionName: String?
+        /// Without STUN from the server, ask `stun:HOST:3478` (off on the LAN: host candidates only).
+        public var fallbackSTUN = true
 
         public init(authority: String, host: String) {
             self.authority = authority

@@ -2,13 +2,16 @@ import ChatClient
 /// The sentences a person reads for each event, shared by the plain
 /// (stdout/stderr) printer and the interactive chat.
 extension ChatEvent {
+    /// The `server` of a `code` event for a chat on the local network: the peer joins with `--lan`.
+    public static let lanInvite = "lan"
+
     /// Nil when there is nothing to say (`closed`: the sentence before it says why).
     public var sentence: String? {
         switch self {
         case .code(let code, let expires, let server):
             let spaced = code.count == 6 ? "\(code.prefix(3)) \(code.dropFirst(3))" : code
             let validity = expires.flatMap(Timestamp.parseISO8601).map { " (valid until \(Timestamp.local($0)))" } ?? ""
-            let option = server.map { " --server \($0)" } ?? ""
+            let option = server.map { $0 == Self.lanInvite ? " --lan" : " --server \($0)" } ?? ""
             return "Your code: \(spaced)\(validity)\nOn the other machine, run:  chatcli join \(code)\(option)"
         case .waiting: return "Waiting for your peer to join…"
         case .peerJoined: return "Your peer is here."
