@@ -70,6 +70,9 @@ enum ChatCommand {
         manager.hardNATProbing = args.has("hard-nat-probing")
         if server.description != Commands.defaultServer { manager.inviteServer = server.description }
         printer.inviteBase = server.description
+        printer.qrCodes = EventPrinter.wantsQRCodes(json: args.has("json"))
+        printer.colors = ChatStyle.colorsWanted(isTerminal: printer.qrCodes,
+                                                environment: ["NO_COLOR", "TERM"].reduce(into: [:]) { $0[$1] = environment($1) })
         if InteractiveChat.wanted(json: args.has("json")) {
             manager.staysAfterPeerLeft = true
             return runInteractive(loop: loop, manager: manager, printer: printer)

@@ -7,6 +7,7 @@ CHATCLI_APT_PACKAGES=(
   tmux iproute2 iptables nftables coturn
   groff-base zsh
   chromium firefox-esr
+  libqrencode-dev zbar-tools
 )
 # PyPI packages for the independent interop peers.
 CHATCLI_PIP_PACKAGES=(websockets aiortc)
