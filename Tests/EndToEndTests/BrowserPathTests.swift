@@ -92,6 +92,29 @@ struct BrowserPathTests {
         #expect(cli.waitForExit(timeout: 30) == 0, "\(cli.transcript)")
     }
 
+    /// chatcli leaving first closes the page's channels the standard way (RFC
+    /// 8831 §6.7 stream reset, then SCTP SHUTDOWN) before it exits. The
+    /// server is stopped first, so no `peer_left` can tell the page: it
+    /// learns it from its `chat` channel closing.
+    @Test(arguments: ["chromium", "firefox"])
+    func chatcliLeavingFirstClosesTheBrowsersChannel(kind: String) throws {
+        let lab = try BrowserLab()
+        let cli = try lab.chatcli(["create"], name: "chatcli")
+        let link = try #require(cli.waitForEvent("code", timeout: 20)?["url"] as? String, "\(cli.transcript)")
+        let browser = try lab.browser(kind)
+        try browser.open(link)
+        try browser.waitForState("connected")
+        #expect(cli.waitForEvent("connected", timeout: 30) != nil, "\(cli.transcript)")
+        cli.write("bye\n")
+        #expect(try browser.peerMessages(count: 1) == ["bye"])
+
+        lab.server.stop()
+        cli.closeInput()
+        try browser.waitForState("peer_left", timeout: 30)
+        #expect(try browser.eval("document.body.dataset.peerLeft") as? String == "channel")
+        #expect(cli.waitForExit(timeout: 60) == 0, "\(cli.transcript)")
+    }
+
     /// `Tools/demo --browser`: a server and a `chatcli create` on this
     /// machine's address, and the link to open; a browser opens it and chats.
     @Test func theBrowserDemoPrintsALinkThatChromiumOpens() throws {
