@@ -99,6 +99,12 @@ final class BrowserLab {
         try exec([Harness.chatcliPath] + arguments + ["--server", url, "--json", "--no-store"], name: name)
     }
 
+    /// `iptables -w ARGS` in the namespace (the path between its peers).
+    func iptables(_ arguments: [String]) throws {
+        let run = try exec(["iptables", "-w"] + arguments, name: "iptables")
+        guard run.waitForExit(timeout: 30) == 0 else { throw BrowserError("iptables \(arguments): \(run.transcript)") }
+    }
+
     /// The same, with `CHATCLI_DEBUG_SESSION` set: a trace of the session on standard error.
     func tracedChatcli(_ arguments: [String], name: String) throws -> ChildProcess {
         try exec(["/usr/bin/env", "CHATCLI_DEBUG_SESSION=1", Harness.chatcliPath] + arguments + ["--server", url, "--json", "--no-store"], name: name)

@@ -61,8 +61,7 @@ struct BrowserPathTests {
     @Test(arguments: ["chromium", "firefox"])
     func browsersWithMDNSCandidatesConnectThroughPeerReflexiveOnes(kind: String) throws {
         let lab = try BrowserLab()
-        let block = try lab.exec(["iptables", "-w", "-A", "OUTPUT", "-p", "udp", "--dport", "3478:3479", "-j", "DROP"], name: "iptables")
-        try #require(block.waitForExit(timeout: 30) == 0, "\(block.transcript)")
+        try lab.iptables(["-A", "OUTPUT", "-p", "udp", "--dport", "3478:3479", "-j", "DROP"])
         let browser = try lab.browser(kind, mdns: true)
         let cli: ChildProcess
         if kind == "chromium" {
