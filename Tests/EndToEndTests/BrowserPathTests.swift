@@ -55,7 +55,7 @@ struct BrowserPathTests {
     /// Default browser settings hide host addresses behind `xxxx.local`
     /// names. chatcli does not resolve them: the browser's checks reach it
     /// anyway and it learns the address as a peer-reflexive candidate
-    /// (RFC 8445 §7.2.5.3.1), so the chat connects without any mDNS query.
+    /// (RFC 8445 §7.3.1.3), so the chat connects without any mDNS query.
     /// STUN is blocked in the namespace, so the browser has no
     /// server-reflexive candidate either: `.local` names are all it sends.
     @Test(arguments: ["chromium", "firefox"])
