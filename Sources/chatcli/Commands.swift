@@ -62,7 +62,10 @@ enum Commands {
         summary: "Start a chat: prints a 6-digit code for your peer to join with, then waits for them.",
         options: [.value("expires", "SECONDS", "How long the code and room live, 60…86400 (default 3600).")] + clientOptions,
         positionals: 0...0,
-        details: interactiveDetails + "\n\n" + relayDetails
+        details: """
+            Next to the code comes a link that opens the chat in a browser (nothing to install), and on a terminal a QR \
+            code of it for a phone to scan; --json gives the link as "url" in the code event.
+            """ + "\n\n" + interactiveDetails + "\n\n" + relayDetails
     )
 
     /// `create --help` and `join --help`.
