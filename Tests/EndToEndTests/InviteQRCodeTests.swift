@@ -36,6 +36,17 @@ struct InviteQRCodeTests {
         #expect(try Self.decode(Self.symbol(in: shown.screen)) == link)
     }
 
+    /// A terminal narrower than the code gets the link alone, not a broken code.
+    @Test func aTerminalTooNarrowGetsNoQRCode() throws {
+        let server = try ServerProcess()
+        let pane = try TmuxPane(name: "qr", command: ["/bin/bash", "-c", "stty cols 30; sleep 60 | \"$0\" create --server \"$1\" --no-store", Harness.chatcliPath, server.url],
+                                environment: ["LANG": "C.UTF-8", "TERM": "screen", "NO_COLOR": "1"])
+        defer { pane.kill() }
+        let shown = pane.waitFor(timeout: 20) { $0.contains("Or open this link") && $0.contains("Waiting") }
+        #expect(shown.ok, "\(shown.screen)")
+        #expect(!shown.screen.contains("█"), "\(shown.screen)")
+    }
+
     @Test func noQRCodeIntoAPipeNorInJSON() throws {
         let server = try ServerProcess()
         for json in [false, true] {

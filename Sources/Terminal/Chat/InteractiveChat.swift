@@ -94,7 +94,7 @@ public final class InteractiveChat {
     /// The invite link, and its QR code when the terminal is wide enough.
     func showInvite(_ link: String) {
         show(.notice, "Or open this link in a browser: \(link)")
-        guard let qr = printer.inviteQRCode(link), qr.columns <= editor.columns else { return }
+        guard let qr = printer.inviteQRCode(link) else { return }
         editor.print(qr.terminalLines(colors: style.colors).joined(separator: "\n"))
     }
 

@@ -28,9 +28,11 @@ public final class EventPrinter {
         return "\(base)/j/\(code)"
     }
 
-    /// The QR code to draw under the invite link, if any (`qrCodes`).
+    /// The QR code to draw under the invite link, if any (`qrCodes`, and
+    /// the terminal is wide enough for it).
     public func inviteQRCode(_ link: String) -> QRCode? {
-        qrCodes ? QRCode(link) : nil
+        guard qrCodes, let code = QRCode(link), code.columns <= LineEditor.terminalColumns else { return nil }
+        return code
     }
 
     /// Whether the QR codes are for a terminal: standard output is one and no `--json`.
