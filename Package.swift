@@ -13,6 +13,7 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
         .target(name: "CShims", dependencies: ["COpenSSL", "CSQLite", "CReadline"], linkerSettings: [.linkedLibrary("readline")]),
 
         .target(name: "Wire", linkerSettings: [.linkedLibrary("m")]),
@@ -39,7 +40,7 @@ let package = Package(
         ]),
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
         // The terminal side of chatcli: readline, the interactive chat, stdin lines.
-        .target(name: "Terminal", dependencies: ["ChatClient", "PeerConnection", "Runtime", "CReadline", "CShims"]),
+        .target(name: "Terminal", dependencies: ["ChatClient", "PeerConnection", "Runtime", "CReadline", "CShims", "CQRencode"]),
         .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims"]),
         .executableTarget(name: "chatcli-bench", dependencies: ["PeerConnection", "Runtime", "STUN", "ICE"]),
         .executableTarget(name: "chatcli", dependencies: [

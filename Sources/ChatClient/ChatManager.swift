@@ -22,6 +22,9 @@ public final class ChatManager {
     let onEvent: (ChatEvent) -> Void
     public let session: ChatSession
     var links: [ObjectIdentifier: PeerLink] = [:]
+    /// Links closing gracefully (`PeerLink.close`): the loop runs until they are done.
+    var closing: [ObjectIdentifier: PeerLink] = [:]
+    private var stopped = false
     var timer: Timer?
     var networkWatcher: NetworkWatcher?
     var processing = false
@@ -205,7 +208,13 @@ public final class ChatManager {
         case .createPeer(let request, let isOfferer, let entries):
             createPeer(request: request, isOfferer: isOfferer, entries: entries)
         case .closePeer(let transport):
-            links.removeValue(forKey: ObjectIdentifier(transport))?.close()
+            let id = ObjectIdentifier(transport)
+            guard let link = links.removeValue(forKey: id) else { break }
+            closing[id] = link
+            link.close { [weak self] in
+                self?.closing[id] = nil
+                self?.stopWhenClosed()
+            }
         case .shutDownPeer(let transport):
             links.removeValue(forKey: ObjectIdentifier(transport))?.shutDown()
         case .event(let event):
@@ -266,8 +275,17 @@ public final class ChatManager {
         links = [:]
         http.close()
         signaling.stop()
+        stopWhenClosed()
+    }
+
+    /// The loop stops once the session finished and every peer link closing
+    /// gracefully is done (its SCTP shutdown, at most a few seconds): the
+    /// browser then sees its channels close, not only the server's `peer_left`.
+    private func stopWhenClosed() {
+        guard let status, closing.isEmpty, !stopped else { return }
+        stopped = true
         loop.stop()
-        onFinish?(code)
+        onFinish?(status)
     }
 
     /// Following the machine's network: without rtnetlink (forbidden, or not

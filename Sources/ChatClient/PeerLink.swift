@@ -15,6 +15,9 @@ public final class PeerLink {
     private var timer: Timer?
     let streams: TURNStreams
     private(set) var closed = false
+    /// Set while a graceful close runs: called once the sockets are closed.
+    private var whenClosed: (() -> Void)?
+    private var closeDeadline: Timer?
     public var onEvent: ((PeerConnectionEvent) -> Void)?
     /// After every pump: data moved, acknowledgements may have arrived.
     public var onProgress: (() -> Void)?
@@ -82,6 +85,10 @@ public final class PeerLink {
             onEvent?(event)
             if closed { return }
         }
+        if whenClosed != nil, connection.isShutDown {
+            finishClosing()
+            return
+        }
         timer?.cancel()
         if let due = connection.pollTimeout() {
             timer = loop.schedule(at: Instant(max(due, now + .microseconds(100)))) { [weak self] in self?.pump() }
@@ -102,14 +109,29 @@ public final class PeerLink {
         }
     }
 
-    /// Graceful: SCTP shutdown and close_notify go out, then the sockets close.
-    public func close(after delay: Duration = .milliseconds(100)) {
-        guard !closed else { return }
+    /// Graceful: the channels are closed the standard way and SCTP shuts
+    /// down (`PeerConnection.close`) while the sockets stay open, for at most
+    /// `grace`; without an association, close_notify goes out and the sockets
+    /// close after `delay`. `done` runs once they are closed.
+    public func close(delay: Duration = .milliseconds(100), grace: Duration = .seconds(2), done: @escaping () -> Void = {}) {
+        guard !closed, whenClosed == nil else { return done() }
+        whenClosed = done
         connection.close()
-        pump()
+        let graceful = !connection.isShutDown
         onEvent = nil
         onProgress = nil
-        loop.schedule(after: delay) { self.shutDown() }   // kept alive until then: the relays are deleted there
+        // Kept alive until then: the relays are deleted when it closes.
+        closeDeadline = loop.schedule(after: graceful ? grace : delay) { self.finishClosing() }
+        pump()
+    }
+
+    private func finishClosing() {
+        closeDeadline?.cancel()
+        closeDeadline = nil
+        shutDown()
+        let done = whenClosed
+        whenClosed = nil
+        done?()
     }
 
     public func shutDown() {

@@ -110,13 +110,25 @@ public final class PeerConnection {
         flush()
     }
 
-    /// Graceful close: SCTP SHUTDOWN, then DTLS close_notify.
+    /// Graceful close, as browsers expect it: every open channel's outgoing
+    /// stream is reset (RFC 8831 §6.7; Chromium closes a channel on that, not
+    /// on SHUTDOWN), then SCTP SHUTDOWN once those resets are answered and
+    /// all data is acknowledged. Without an association: DTLS close_notify.
+    /// Keep feeding input and timeouts until `isShutDown`.
     public func close() {
         guard !finished else { return }
         finished = true
-        if let sctp, sctp.isConnected { sctp.close() } else { dtls?.close() }
-        flush()
+        defer { flush() }
+        guard let sctp, sctp.isConnected else {
+            dtls?.close()
+            return
+        }
+        for channel in sctp.openChannels { sctp.closeChannel(channel.id) }
+        sctp.close()
     }
+
+    /// The SCTP association is over (or never was): false while `close` shuts it down gracefully.
+    public var isShutDown: Bool { sctp?.isClosed ?? true }
 
     /// Deletes the TURN allocations (after `close` had time to say goodbye
     /// through them); send what `pollTransmit` returns before closing sockets.

@@ -10,9 +10,10 @@ extension SCTPAssociation {
         }
     }
 
-    /// Only one request is outstanding at a time (RFC 6525 §5.1.1).
+    /// Only one request is outstanding at a time (RFC 6525 §5.1.1). Resets
+    /// asked for before `close` still go out: SHUTDOWN waits for them.
     func issueStreamResetIfReady() {
-        guard reconfigRequest == nil, !pendingResets.isEmpty, state == .established else { return }
+        guard reconfigRequest == nil, !pendingResets.isEmpty, state == .established || state == .shutdownPending else { return }
         let ready = pendingResets.filter { !sendQueue.contains(stream: $0) }
         guard !ready.isEmpty else { return }
         let streams = Array(ready.prefix(256))
@@ -72,6 +73,7 @@ extension SCTPAssociation {
                 reconfigRequest = nil
                 reconfigDeadline = nil
                 emit(.outgoingStreamReset(r.streams))
+                maybeStartShutdown()
             case .unknown:
                 continue
             }

@@ -7,8 +7,9 @@ extension SCTPAssociation {
         maybeSendShutdownAck()
     }
 
+    /// Channels closed just before (RFC 8831 §6.7) have their resets answered first.
     func maybeStartShutdown() {
-        guard state == .shutdownPending, isFullyAcknowledged else { return }
+        guard state == .shutdownPending, isFullyAcknowledged, reconfigRequest == nil, pendingResets.isEmpty else { return }
         state = .shutdownSent
         t2Retransmits = 0
         sendShutdown()

@@ -122,6 +122,8 @@ public final class DataChannelEndpoint {
 
     /// Graceful close of the whole association (SHUTDOWN).
     public func close() { association.close(); processAssociationEvents() }
+    /// The association ended (SHUTDOWN finished, ABORT, or a timeout).
+    public var isClosed: Bool { association.isClosed }
     public func abort() { association.abort(); processAssociationEvents() }
 
     // MARK: Internals

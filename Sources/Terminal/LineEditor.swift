@@ -112,7 +112,10 @@ public final class LineEditor {
 
     /// The terminal's width in columns (standard output's window size, read
     /// each time so a resize counts at once); 80 when it cannot be known.
-    public var columns: Int {
+    public var columns: Int { Self.terminalColumns }
+
+    /// Standard output's width in columns; 80 when it cannot be known.
+    public static var terminalColumns: Int {
         var size = winsize()
         guard ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
         return Int(size.ws_col)

@@ -96,7 +96,10 @@ enum ChatCommand {
         manager.relayOnly = args.has("relay-only")
         manager.hardNATProbing = args.has("hard-nat-probing")
         if server.description != Commands.defaultServer { manager.inviteServer = server.description }
-        printer.inviteBase = server.description
+        printer.inviteBase = args.has("lan") ? nil : server.description   // a LAN chat's endpoint is this machine's loopback
+        printer.qrCodes = EventPrinter.wantsQRCodes(json: args.has("json"))
+        printer.colors = ChatStyle.colorsWanted(isTerminal: printer.qrCodes,
+                                                environment: ["NO_COLOR", "TERM"].reduce(into: [:]) { $0[$1] = environment($1) })
         configure?(manager)
         if InteractiveChat.wanted(json: args.has("json")) {
             manager.staysAfterPeerLeft = true

@@ -71,7 +71,10 @@ enum Commands {
         summary: "Start a chat: prints a code like 123456-brave-calm for your peer to join with, then waits for them.",
         options: [.value("expires", "SECONDS", "How long the code and room live, 60…86400 (default 3600).")] + clientOptions + [lanOption],
         positionals: 0...0,
-        details: interactiveDetails + "\n\n" + relayDetails + "\n\n" + lanDetails
+        details: """
+            Next to the code comes a link that opens the chat in a browser (nothing to install), and on a terminal a QR \
+            code of it for a phone to scan; --json gives the link as "url" in the code event.
+            """ + "\n\n" + interactiveDetails + "\n\n" + relayDetails + "\n\n" + lanDetails
     )
 
     static let codeDetails = """

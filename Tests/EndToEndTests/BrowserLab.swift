@@ -1,14 +1,20 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A network namespace (`Tools/lib/browser/netns`) holding a real `chatcli
 /// serve` on 198.18.64.1:8080, for tests with headless browsers: browsers
 /// ignore loopback for ICE, so everything runs on a veth address instead.
+/// With `tls`, the server speaks HTTPS/WSS with a throwaway certificate
+/// (the browsers are told to accept it); with `turn`, a real coturn runs on
+/// 198.18.64.1:3478 and the server hands out TURN REST credentials for it.
 /// Torn down (server stopped, namespace deleted) when released. Needs root.
 final class BrowserLab {
     static let netns = Harness.packageRoot + "/Tools/lib/browser/netns"
     static let driver = Harness.packageRoot + "/Tools/lib/browser/driver.py"
-    static let serverURL = "http://198.18.64.1:8080"
+    static let address = "198.18.64.1"
+    static let serverURL = "http://\(address):8080"
+    static let turnPort = 3490   // the chat server answers STUN on 3478 and 3479
     static var available: Bool {
         getuid() == 0 && ["/usr/bin/chromium", "/usr/bin/firefox-esr"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     }
@@ -16,18 +22,72 @@ final class BrowserLab {
     static let artifacts = Harness.packageRoot + "/.build/test-artifacts/web"
 
     let name: String
+    /// The server's base URL: `serverURL`, or its https twin with `tls`.
+    let url: String
     private(set) var server: ChildProcess!
+    private(set) var coturn: ChildProcess?
+    private let serverArguments: [String]
+    private let directory = Harness.temporaryDirectory()
     private static let counter = LabCounter()
 
-    init() throws {
-        name = "wb\(getpid())x\(Self.counter.next())"
+    init(tls: Bool = false, turn: Bool = false) throws {
+        signal(SIGPIPE, SIG_IGN)   // a browser or chatcli that died must fail the test, not kill the runner
+        name = "w2\(getpid())x\(Self.counter.next())"
+        url = tls ? "https://\(Self.address):8080" : Self.serverURL
         let up = try ChildProcess(Self.netns, ["up", name], name: "netns up")
         guard up.waitForExit(timeout: 30) == 0 else { throw NATLabError(transcript: up.transcript) }
-        let db = Harness.temporaryDirectory() + "/rooms.db"
-        server = try exec([Harness.chatcliPath, "serve", "--host", "198.18.64.1", "--port", "8080", "--db", db], name: "server")
+        var arguments = ["--db", directory + "/rooms.db"]
+        if tls {
+            let certificates = try TestCertificates.make(in: directory)
+            arguments += ["--tls-cert", certificates.certFile, "--tls-key", certificates.keyFile]
+        }
+        if turn {
+            let secret = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+            try secret.write(toFile: directory + "/turn.secret", atomically: true, encoding: .utf8)
+            coturn = try Self.startCoturn(secret: secret, directory: directory, lab: name)
+            arguments += ["--turn-url", "turn:\(Self.address):\(Self.turnPort)?transport=udp",
+                          "--turn-url", "turn:\(Self.address):\(Self.turnPort)?transport=tcp",
+                          "--turn-secret-file", directory + "/turn.secret"]
+        }
+        serverArguments = arguments
+        try startServer()
+    }
+
+    /// Starts (or starts again, on the same address and database) the chat server.
+    func startServer() throws {
+        server = try exec([Harness.chatcliPath, "serve", "--host", Self.address, "--port", "8080"] + serverArguments, name: "server")
         guard server.waitForLine(stderr: true, timeout: 20, { $0.contains("event=listening") }) != nil else {
             throw HarnessError.serverDidNotStart(server.transcript)
         }
+    }
+
+    /// coturn (the `turnserver` of Debian's coturn) relaying on the lab's
+    /// address, with TURN REST credentials from `secret`.
+    private static func startCoturn(secret: String, directory: String, lab: String) throws -> ChildProcess {
+        let config = """
+            use-auth-secret
+            static-auth-secret=\(secret)
+            realm=chatcli.test
+            listening-ip=\(Self.address)
+            relay-ip=\(Self.address)
+            listening-port=\(Self.turnPort)
+            min-port=49200
+            max-port=49400
+            no-cli
+            no-tls
+            no-dtls
+            log-file=\(directory)/turn.log
+            simple-log
+            no-stdout-log
+            pidfile=\(directory)/turnserver.pid
+            db=\(directory)/turndb
+
+            """
+        try config.write(toFile: directory + "/turnserver.conf", atomically: true, encoding: .utf8)
+        let process = try ChildProcess(Self.netns, ["exec", lab, "--", Coturn.executable ?? "turnserver", "-c", directory + "/turnserver.conf"], name: "coturn")
+        let log = directory + "/turn.log"
+        for _ in 0..<200 where !((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("listener opened on") { usleep(50_000) }
+        return process
     }
 
     func exec(_ command: [String], name: String) throws -> ChildProcess {
@@ -36,15 +96,31 @@ final class BrowserLab {
 
     /// `chatcli ARGS --server … --json --no-store` inside the namespace.
     func chatcli(_ arguments: [String], name: String) throws -> ChildProcess {
-        try exec([Harness.chatcliPath] + arguments + ["--server", Self.serverURL, "--json", "--no-store"], name: name)
+        try exec([Harness.chatcliPath] + arguments + ["--server", url, "--json", "--no-store"], name: name)
     }
 
-    func browser(_ kind: String, name: String? = nil) throws -> Browser {
-        try Browser(lab: self, kind: kind, name: name ?? kind)
+    /// `iptables -w ARGS` in the namespace (the path between its peers).
+    func iptables(_ arguments: [String]) throws {
+        let run = try exec(["iptables", "-w"] + arguments, name: "iptables")
+        guard run.waitForExit(timeout: 30) == 0 else { throw BrowserError("iptables \(arguments): \(run.transcript)") }
+    }
+
+    /// The same, with `CHATCLI_DEBUG_SESSION` set: a trace of the session on standard error.
+    func tracedChatcli(_ arguments: [String], name: String) throws -> ChildProcess {
+        try exec(["/usr/bin/env", "CHATCLI_DEBUG_SESSION=1", Harness.chatcliPath] + arguments + ["--server", url, "--json", "--no-store"], name: name)
+    }
+
+    /// `mdns`: the browser's default of hiding host addresses behind `.local` names.
+    func browser(_ kind: String, name: String? = nil, mdns: Bool = false) throws -> Browser {
+        try Browser(lab: self, kind: kind, name: name ?? kind, mdns: mdns)
     }
 
     deinit {
         server?.stop()
+        if let coturn {
+            coturn.signal(SIGKILL)
+            _ = coturn.waitForExit(timeout: 10)
+        }
         let down = try? ChildProcess(Self.netns, ["down", name], name: "netns down")
         _ = down?.waitForExit(timeout: 30)
     }
@@ -58,9 +134,9 @@ final class Browser {
     let kind: String
     private var consumed = 0
 
-    init(lab: BrowserLab, kind: String, name: String) throws {
+    init(lab: BrowserLab, kind: String, name: String, mdns: Bool) throws {
         self.kind = kind
-        process = try lab.exec([Harness.pythonPath, BrowserLab.driver, kind], name: name)
+        process = try lab.exec([Harness.pythonPath, BrowserLab.driver, kind] + (mdns ? ["--mdns"] : []), name: name)
         let ready = next(timeout: 120)
         guard ready?["event"] as? String == "ready" else { throw BrowserError("\(kind) did not start: \(ready ?? [:])\n\(process.transcript)") }
     }

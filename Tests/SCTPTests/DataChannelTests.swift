@@ -124,3 +124,46 @@ func drain(_ e: DataChannelEndpoint, into list: inout [DataChannelEvent]) {
         #expect(es.contains(.channelClosed(id: id)))
     }
 }
+
+/// Closing the way browsers expect (RFC 8831 §6.7): channels reset first,
+/// SHUTDOWN only once those resets are answered; both sides see the channel
+/// close (not only the association), on a lossy link.
+@Test func channelsClosedJustBeforeShutdownAreResetFirst() throws {
+    let pair = endpointPair(profile: .hostile, seed: 9)
+    let c = pair.a, s = pair.b
+    let id = try c.openChannel(label: "chat")
+    var ec: [DataChannelEvent] = [], es: [DataChannelEvent] = []
+    #expect(pair.run(for: .seconds(120)) {
+        drain(c, into: &ec)
+        drain(s, into: &es)
+        return es.contains(.channelOpen(id: id, label: "chat"))
+    })
+    try c.send(text: "last words", on: id)
+    var sent: [String] = []   // what the closing side sends, in order
+    pair.filter = { toB, bytes in
+        if toB, let packet = SCTPPacket.decode(bytes) {
+            for chunk in packet.chunks {
+                switch chunk {
+                case .reconfig(let parameters) where parameters.contains { if case .outgoingResetRequest = $0 { true } else { false } }:
+                    sent.append("reset")
+                case .shutdown: sent.append("shutdown")
+                default: break
+                }
+            }
+        }
+        return bytes
+    }
+    c.closeChannel(id)
+    c.close()
+    #expect(pair.run(for: .seconds(600)) {
+        drain(c, into: &ec)
+        drain(s, into: &es)
+        return c.isClosed && s.isClosed
+    })
+    #expect(sent.first == "reset" && sent.contains("shutdown"), "\(sent)")
+    #expect(sent.firstIndex(of: "shutdown")! > sent.lastIndex(of: "reset")!, "no reset after SHUTDOWN: \(sent)")
+    #expect(es.contains(.message(channelID: id, .text("last words"))))
+    let closedAt = es.firstIndex(of: .channelClosed(id: id)), endedAt = es.firstIndex(of: .closed(.shutdown))
+    #expect(closedAt != nil && endedAt != nil && closedAt! < endedAt!, "\(es)")
+    #expect(ec.last == .closed(.shutdown))
+}

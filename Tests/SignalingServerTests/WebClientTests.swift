@@ -65,6 +65,13 @@ private func get(_ target: String, _ headers: [(String, String)] = [("Host", "ch
     #expect(response.headers["Allow"] == "GET, HEAD")
     let head = try #require(get("/app.css", method: "HEAD"))
     #expect(head.status == 200 && head.body.isEmpty)
+    let css = try #require(get("/app.css"))
+    #expect(head.headers["Content-Length"] == "\(css.body.count)" && !css.body.isEmpty)
+    #expect(head.headers["ETag"] == css.headers["ETag"])
+    // On the wire: the real length and nothing after the head.
+    let wire = head.serialized()
+    #expect(String(decoding: wire, as: UTF8.self).hasSuffix("\r\n\r\n"))
+    #expect(String(decoding: wire, as: UTF8.self).components(separatedBy: "Content-Length:").count == 2)
 }
 
 @Test func theCodeInAnInviteNeverReachesTheLog() {

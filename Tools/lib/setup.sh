@@ -9,6 +9,7 @@ CHATCLI_APT_PACKAGES=(
   chromium firefox-esr
   redis-server haproxy
   avahi-daemon avahi-utils dbus
+  libqrencode-dev zbar-tools
 )
 # PyPI packages for the independent interop peers.
 CHATCLI_PIP_PACKAGES=(websockets aiortc)

@@ -24,8 +24,12 @@ public enum WebClient {
         if let tags = request.headers["If-None-Match"], matches(tags, asset.etag) {
             return HTTPResponse(status: 304, headers: headers)
         }
-        // HEAD: same headers, no body (Content-Length then says 0; nothing here relies on it).
-        return HTTPResponse(status: 200, headers: headers, body: request.method == "HEAD" ? [] : asset.bytes)
+        // HEAD: the headers GET would send, Content-Length included, and no body.
+        if request.method == "HEAD" {
+            headers.set("Content-Length", "\(asset.bytes.count)")
+            return HTTPResponse(status: 200, headers: headers)
+        }
+        return HTTPResponse(status: 200, headers: headers, body: asset.bytes)
     }
 
     static func asset(for path: String) -> WebAsset? {

@@ -380,7 +380,7 @@ extension WebPage {
         await takeCandidate(m.candidate);
         break;
       case 'peer_left':
-        peerLeft();
+        peerLeft('server');
         break;
       case 'peer_disconnected':
         chat.peerHere = false;
@@ -416,11 +416,11 @@ extension WebPage {
   }
 
   function closePeer() {
-    const pc = chat.pc;
+    const pc = chat.pc, channels = [chat.chatChannel, chat.ctlChannel];
     chat.pc = null;
-    for (const ch of [chat.chatChannel, chat.ctlChannel]) if (ch) try { ch.close(); } catch (_) { /* closed */ }
     chat.chatChannel = null;
     chat.ctlChannel = null;
+    for (const ch of channels) if (ch) try { ch.close(); } catch (_) { /* closed */ }
     if (pc) pc.close();
   }
 
@@ -540,6 +540,8 @@ extension WebPage {
       chat.chatChannel = channel;
       channel.onopen = () => { opened(); $('message').focus(); };
       channel.onmessage = (e) => { if (typeof e.data === 'string') inboxReceive(e.data); };
+      // The peer closed the channel (a stream reset, RFC 8831 §6.7): it left, whatever the server says.
+      channel.onclose = () => { if (chat.chatChannel === channel && !chat.leaving) peerLeft('channel'); };
       if (channel.readyState === 'open') opened();
     } else if (channel.label === 'ctl') {
       if (chat.ctlChannel && chat.ctlChannel.readyState === 'open') return;
@@ -621,9 +623,11 @@ extension WebPage {
 
   // ---- endings -----------------------------------------------------------
 
-  function peerLeft() {
+  // `how`: 'channel' (the peer closed it) or 'server' (its peer_left), kept in data-peer-left.
+  function peerLeft(how) {
     if (chat.ended) return;
     chat.ended = true;
+    document.body.dataset.peerLeft = how;
     closePeer();
     chat.leaving = true;
     send({ type: 'leave_room' });

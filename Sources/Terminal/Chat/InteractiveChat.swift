@@ -91,6 +91,13 @@ public final class InteractiveChat {
         editor.print(style.line(time: ClockTime.now(), kind, text))
     }
 
+    /// The invite link, and its QR code when the terminal is wide enough.
+    func showInvite(_ link: String) {
+        show(.notice, "Or open this link in a browser: \(link)")
+        guard let qr = printer.inviteQRCode(link) else { return }
+        editor.print(qr.terminalLines(colors: style.colors).joined(separator: "\n"))
+    }
+
     /// A message (sanitized already), folded to `foldedLines` screen lines
     /// when longer, with a notice saying how to see the rest.
     func showMessage(_ kind: ChatStyle.Kind, _ text: String) {
@@ -125,9 +132,10 @@ public final class InteractiveChat {
         switch event {
         case .message(let text):
             showMessage(.peer(name: peerName ?? "peer"), TerminalText.sanitize(text))
-        case .code(_, let expires, _):
+        case .code(let code, let expires, _):
             self.expires = expires
             show(.important, event.sentence ?? "")
+            if let link = printer.inviteLink(code) { showInvite(link) }
         case .connected(let info, let auth):
             connected(sas: info.sas, byCode: auth == .pake, sentence: event.sentence ?? "")
         case .peerLeft, .peerAway, .peerBack, .reconnected:

@@ -12,6 +12,12 @@ public final class EventPrinter {
     /// The server's base URL (`http[s]://host:port`): a `code` event then
     /// also gives the invite link `<base>/j/CODE` that opens the web client.
     public var inviteBase: String?
+    /// Draw a QR code of the invite link under it: set when standard
+    /// output is a terminal and there is no `--json` (never into a pipe).
+    public var qrCodes = false
+
+    /// SGR colours allowed (see `ChatStyle.colorsWanted`).
+    public var colors = false
 
     public init(jsonMode: Bool) { self.jsonMode = jsonMode }
 
@@ -24,12 +30,21 @@ public final class EventPrinter {
         return "\(base)/j/\(PairingCode(userInput: code)?.locator ?? code)"
     }
 
+    /// The QR code to draw under the invite link, if any (`qrCodes`, and
+    /// the terminal is wide enough for it).
+    public func inviteQRCode(_ link: String) -> QRCode? {
+        guard qrCodes, let code = QRCode(link), code.columns <= LineEditor.terminalColumns else { return nil }
+        return code
+    }
+
+    /// Whether the QR codes are for a terminal: standard output is one and no `--json`.
+    public static func wantsQRCodes(json: Bool) -> Bool { !json && isatty(1) == 1 }
+
     public func emit(_ event: ChatEvent) {
         var link: String?
         if case .code(let code, _, _) = event { link = inviteLink(code) }
         if let sink {
-            sink(event)
-            if let link { sink(.notice("Or open this link in a browser: \(link)")) }
+            sink(event)   // the interactive chat shows the link and its QR code itself
             return
         }
         if jsonMode {
@@ -41,7 +56,10 @@ public final class EventPrinter {
             return
         }
         if var sentence = event.sentence {
-            if let link { sentence += "\nOr open this link in a browser:  \(link)" }
+            if let link {
+                sentence += "\nOr open this link in a browser:  \(link)"
+                if let qr = inviteQRCode(link) { sentence += "\n" + qr.terminalLines(colors: colors).joined(separator: "\n") }
+            }
             Output.write(sentence + "\n", to: event.isResult ? 1 : 2)
         }
     }

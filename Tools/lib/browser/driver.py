@@ -122,7 +122,9 @@ class Chromium:
         args = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
                 "--no-default-browser-check", "--disable-background-networking", "--disable-extensions",
                 "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
-                f"--user-data-dir={self.profile}", "--window-size=1280,900"]
+                f"--user-data-dir={self.profile}", "--window-size=1280,900",
+                # Tests serve HTTPS with throwaway certificates (Firefox: acceptInsecureCerts).
+                "--ignore-certificate-errors"]
         if not self.mdns:
             args.append("--disable-features=WebRtcHideLocalIpsWithMdns")
         args.append("about:blank")
@@ -252,7 +254,8 @@ class Firefox:
             except OSError:
                 await asyncio.sleep(0.1)
         await self.receive()   # greeting
-        session = await self.call("WebDriver:NewSession", {"capabilities": {"alwaysMatch": {"acceptInsecureCerts": True}}})
+        # Marionette takes the capabilities themselves (not W3C's alwaysMatch wrapping).
+        session = await self.call("WebDriver:NewSession", {"acceptInsecureCerts": True})
         caps = session.get("capabilities", {})
         return f"Firefox/{caps.get('browserVersion', '?')}"
 
