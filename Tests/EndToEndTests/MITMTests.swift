@@ -32,6 +32,32 @@ import Testing
         #expect(mitm.relayed("chat").isEmpty, "\(mitm.process.transcript)")
     }
 
+    /// A server that hides the PAKE (no `a=x-chatcli-pake`, as a browser's
+    /// description) gains nothing: the joiner, who typed the secret, never
+    /// falls back and fails at once; the creator goes on only as with any
+    /// peer without the PAKE (a browser's): unproven, told to compare the
+    /// words, and with nobody at the other end.
+    @Test func hidingThePAKEFailsTheJoinerAndLeavesTheCreatorUnprovenWithANotice() throws {
+        let server = try ServerProcess()
+        let mitm = try MITMServer(upstream: server, arguments: ["--no-pake-attribute"])
+        let alice = try ChildProcess.chatcli(["create", "--server", mitm.url, "--json", "--no-store"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", mitm.url, "--json", "--no-store"], name: "bob")
+        bob.write("for alice only\n")
+        let error = try #require(bob.waitForEvent("error", timeout: 60), "\(bob.transcript)\n\(mitm.process.transcript)")
+        #expect(error["error"] as? String == "pake_failed", "\(bob.transcript)")
+        #expect(bob.waitForExit(timeout: 20) == 1, "\(bob.transcript)")
+        #expect(!bob.stdout.contains { $0.contains(#""event":"connected""#) }, "\(bob.transcript)")
+        let a = try #require(alice.waitForEvent("connected", timeout: 60), "\(alice.transcript)\n\(mitm.process.transcript)")
+        #expect(a["auth"] as? String == "none")
+        #expect(alice.waitForLine(stderr: true, timeout: 20) { $0.contains("did not prove the code's secret part") } != nil, "\(alice.transcript)")
+        #expect(alice.waitForEvent("peer_left", timeout: 30) != nil, "Bob left: \(alice.transcript)")
+        #expect(!alice.stdout.contains { $0.contains(#""event":"message""#) }, "\(alice.transcript)")
+        #expect(mitm.relayed("chat").isEmpty, "\(mitm.process.transcript)")
+        alice.closeInput()
+        #expect(alice.waitForExit(timeout: 30) == 0, "\(alice.transcript)")
+    }
+
     @Test func theSixDigitsAloneLetTheServerReadTheChatButTheSafetyWordsDiffer() throws {
         let server = try ServerProcess()
         let mitm = try MITMServer(upstream: server)
@@ -67,9 +93,9 @@ final class MITMServer {
     let process: ChildProcess
     let url: String
 
-    init(upstream: ServerProcess) throws {
+    init(upstream: ServerProcess, arguments: [String] = []) throws {
         let script = Harness.packageRoot + "/Tests/EndToEndTests/Python/mitm_server.py"
-        process = try ChildProcess(Harness.pythonPath, [script, upstream.url], name: "mitm")
+        process = try ChildProcess(Harness.pythonPath, [script, upstream.url] + arguments, name: "mitm")
         guard let url = process.waitForEvent("listening", timeout: 30)?["url"] as? String else {
             throw HarnessError.serverDidNotStart(process.transcript)
         }

@@ -1,6 +1,6 @@
 """A malicious signaling server: a real man-in-the-middle for two WebRTC peers.
 
-Usage: python mitm_server.py UPSTREAM_URL
+Usage: python mitm_server.py UPSTREAM_URL [--no-pake-attribute]
   Listens on an ephemeral port of 127.0.0.1 and prints
   {"event":"listening","url":"http://127.0.0.1:PORT"}. REST requests are piped
   unchanged to the honest server at UPSTREAM_URL (WireProtocol §1), and so is
@@ -13,7 +13,9 @@ Usage: python mitm_server.py UPSTREAM_URL
   printed as {"event":"relayed","label":L,"from":"offerer|answerer","text":T},
   where "offerer" is the client that made its own offer (the room initiator).
   The descriptions it sends carry `a=x-chatcli-pake`, so each chatcli runs
-  its PAKE instead of settling unproven at once: the strongest relay.
+  its PAKE instead of settling unproven at once: the strongest relay. With
+  --no-pake-attribute they do not (as a browser's would not): a server that
+  pretends its peers run no PAKE.
 """
 import asyncio
 import json
@@ -85,7 +87,9 @@ class Side:
 
     async def send_description(self, kind):
         # aiortc gathers before setLocalDescription returns: the candidates are in the SDP.
-        sdp = self.pc.localDescription.sdp.rstrip("\r\n") + "\r\na=x-chatcli-pake\r\n"
+        sdp = self.pc.localDescription.sdp
+        if ANNOUNCE_PAKE:
+            sdp = sdp.rstrip("\r\n") + "\r\na=x-chatcli-pake\r\n"
         await self.send_down({"type": kind, "sdp": sdp, "from": "mitm", "roomId": self.room})
 
     async def offer(self):
@@ -142,6 +146,7 @@ class Side:
 
 
 ROOMS = {}
+ANNOUNCE_PAKE = "--no-pake-attribute" not in sys.argv[2:]
 
 
 async def pipe(reader, writer):
