@@ -145,6 +145,14 @@ public final class ChatManager {
         return sent
     }
 
+    /// `/verify ok` for these words: kept for this chat (ChatSession+Pinning).
+    @discardableResult
+    public func peerVerifiedByWords(sas: String) -> Bool {
+        let verified = session.peerVerifiedByWords(sas: sas)
+        process()
+        return verified
+    }
+
     // MARK: State for the user
 
     public static var maxMessageBytes: Int { ChatSession.maxMessageBytes }

@@ -38,13 +38,17 @@ public struct SessionRecord: Equatable, Sendable {
         }
     }
 
-    /// The peer's SHA-256 certificate fingerprint, and whether the code proved it.
+    /// The peer's SHA-256 certificate fingerprint, whether the code proved
+    /// it, and whether the user compared the safety words and marked them
+    /// verified (`/verify ok`) while the peer showed it.
     public struct PinnedPeer: Equatable, Sendable {
         public var fingerprint: [UInt8]
         public var provenByCode: Bool
-        public init(fingerprint: [UInt8], provenByCode: Bool) {
+        public var verifiedByWords: Bool
+        public init(fingerprint: [UInt8], provenByCode: Bool, verifiedByWords: Bool = false) {
             self.fingerprint = fingerprint
             self.provenByCode = provenByCode
+            self.verifiedByWords = verifiedByWords
         }
     }
 
@@ -74,7 +78,8 @@ public struct SessionRecord: Equatable, Sendable {
             "deviceIds": .array(deviceIDs.map(JSON.string)),
             "identity": identity.map { .object(["certificate": .string(Base64.encode($0.certificate)),
                                                "privateKey": .string(Base64.encode($0.privateKey))]) },
-            "peer": peer.map { .object(["fingerprint": .string(Base64.encode($0.fingerprint)), "provenByCode": .bool($0.provenByCode)]) },
+            "peer": peer.map { .object(["fingerprint": .string(Base64.encode($0.fingerprint)), "provenByCode": .bool($0.provenByCode),
+                                        "verifiedByWords": .bool($0.verifiedByWords)]) },
         ])
     }
 
@@ -114,7 +119,14 @@ public struct SessionRecord: Equatable, Sendable {
         if let pinned = json["peer"], pinned != .null {
             guard let fingerprint = pinned["fingerprint"]?.stringValue.flatMap(Base64.decode), fingerprint.count == 32,
                   case .bool(let proven)? = pinned["provenByCode"] else { return nil }
-            peer = PinnedPeer(fingerprint: fingerprint, provenByCode: proven)
+            // Absent in pins saved before `/verify ok` was kept.
+            let words: Bool
+            switch pinned["verifiedByWords"] {
+            case nil: words = false
+            case .bool(let verified)?: words = verified
+            default: return nil
+            }
+            peer = PinnedPeer(fingerprint: fingerprint, provenByCode: proven, verifiedByWords: words)
         }
         self.init(
             name: name, serverURL: server, code: code, roomID: roomID, role: role, status: status,

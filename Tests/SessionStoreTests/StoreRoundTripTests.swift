@@ -204,3 +204,23 @@ import Wire
     members.append(("peer", .object([("fingerprint", .string("AAEC")), ("provenByCode", .bool(true))])))
     #expect(SessionRecord(json: .object(members)) == nil)
 }
+
+@Test func aPeerVerifiedByTheSafetyWordsRoundTripsAndOlderPinsAreNotVerified() throws {
+    var record = sampleRecord("words")
+    record.peer = SessionRecord.PinnedPeer(fingerprint: Array(repeating: 9, count: 32), provenByCode: false, verifiedByWords: true)
+    #expect(SessionRecord(json: record.json) == record)
+    let scratch = ScratchDirectory()
+    let store = makeStore(scratch)
+    try store.withLockedStore(passphrase: secret("pw")) { c throws(SessionStoreError) in try c.add(record) }
+    #expect(try store.read(passphrase: secret("pw")).find(name: "words")?.peer?.verifiedByWords == true)
+    guard case .object(var members) = record.json else { Issue.record("not an object"); return }
+    members.removeAll { $0.0 == "peer" }
+    let fingerprint = JSON.string(Base64.encode(Array(repeating: 9, count: 32)))
+    // A pin saved before `/verify ok` was kept: not verified.
+    members.append(("peer", .object([("fingerprint", fingerprint), ("provenByCode", .bool(false))])))
+    #expect(SessionRecord(json: .object(members))?.peer == SessionRecord.PinnedPeer(fingerprint: Array(repeating: 9, count: 32), provenByCode: false))
+    // Anything but a boolean is a damaged record.
+    members.removeLast()
+    members.append(("peer", .object([("fingerprint", fingerprint), ("provenByCode", .bool(false)), ("verifiedByWords", .string("yes"))])))
+    #expect(SessionRecord(json: .object(members)) == nil)
+}

@@ -6,6 +6,10 @@ import Wire
 public enum PeerAuth: String, Sendable {
     /// Both sides proved the same secret code over this connection's certificates.
     case pake
+    /// The user compared the safety words with this peer's certificate and
+    /// marked them verified (`/verify ok`), on an earlier connection or
+    /// before a resume: the same certificate needs no new comparison.
+    case words
     /// Not proven by code: the safety words must be compared.
     case none
 }
@@ -25,6 +29,8 @@ struct CodeAuthentication {
     var ran = false
     /// The peer's certificate once proven, for later connections in this process.
     var provenFingerprint: [UInt8]?
+    /// The peer's certificate once the user verified the safety words (ChatSession+Pinning).
+    var wordsFingerprint: [UInt8]?
     /// The `connected` event and the peer's messages, held until the PAKE settles.
     var heldConnected: ConnectionInfo?
     var heldIncoming: [String] = []
@@ -91,11 +97,13 @@ extension ChatSession {
 
     /// A later connection of a proven chat: proven again only with the same certificate.
     private func reconnectionAuth() -> PeerAuth {
-        guard let proven = codeAuth.provenFingerprint else { return .none }
-        if peer?.remoteCertificateFingerprint == proven { return .pake }
-        emit(.notice("Your peer reconnected with a new certificate, which the code did not prove: compare the safety words."))
-        codeAuth.provenFingerprint = nil
-        return .none
+        let remote = peer?.remoteCertificateFingerprint
+        if let proven = codeAuth.provenFingerprint {
+            if remote == proven { return .pake }
+            emit(.notice("Your peer reconnected with a new certificate, which the code did not prove: compare the safety words."))
+            codeAuth.provenFingerprint = nil
+        }
+        return remote != nil && remote == codeAuth.wordsFingerprint ? .words : .none
     }
 
     func codeConnectionEnded() {

@@ -105,6 +105,7 @@ extension InteractiveChat {
             show(.error, "Not connected yet: there are no safety words to verify.")
             return
         }
+        manager.peerVerifiedByWords(sas: sas)
         let told = manager.sendControl(.verified(sas: sas))
         show(.important, "Marked your peer as verified." + (told ? " They have been told." : " (Their app cannot be told.)"))
     }

@@ -137,7 +137,7 @@ public final class InteractiveChat {
             show(.important, event.sentence ?? "")
             if let link = printer.inviteLink(code) { showInvite(link) }
         case .connected(let info, let auth):
-            connected(sas: info.sas, byCode: auth == .pake, sentence: event.sentence ?? "")
+            connected(sas: info.sas, verified: auth != .none, sentence: event.sentence ?? "")
         case .peerLeft, .peerAway, .peerBack, .reconnected:
             show(.important, event.sentence ?? "")
         case .error, .notSent, .undelivered:
@@ -156,11 +156,11 @@ public final class InteractiveChat {
         loop.execute { [weak self] in self?.updatePrompt() }
     }
 
-    private func connected(sas newSAS: String, byCode: Bool, sentence: String) {
+    private func connected(sas newSAS: String, verified: Bool, sentence: String) {
         everConnected = true
         if connectedAt == nil { connectedAt = loop.now }
         show(.important, sentence)
-        if let (kind, text) = safetyWords.connected(sas: newSAS, verifiedByCode: byCode) { show(kind, text) }
+        if let (kind, text) = safetyWords.connected(sas: newSAS, alreadyVerified: verified) { show(kind, text) }
     }
 
     private func control(_ message: ControlMessage) {

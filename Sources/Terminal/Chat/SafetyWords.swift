@@ -13,9 +13,10 @@ public struct SafetyWords: Equatable, Sendable {
 
     /// A connection is up with `sas`: what to tell the user, besides the
     /// connection sentence (which shows the words).
-    /// `verifiedByCode`: the PAKE proved this connection, so it is verified without words.
-    public mutating func connected(sas: String, verifiedByCode: Bool = false) -> (kind: ChatStyle.Kind, text: String)? {
-        if verifiedByCode {
+    /// `alreadyVerified`: the PAKE proved this connection, or the user verified
+    /// these words with this peer before (a resumed chat), so there is nothing to compare.
+    public mutating func connected(sas: String, alreadyVerified: Bool = false) -> (kind: ChatStyle.Kind, text: String)? {
+        if alreadyVerified {
             current = sas
             verified = true
             return nil

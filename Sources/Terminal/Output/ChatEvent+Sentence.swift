@@ -29,6 +29,7 @@ extension ChatEvent {
             let rtt = info.rttMilliseconds.map { ", round trip \($0) ms" } ?? ""
             let connected = "Connected \(how) (\(info.local) ↔ \(info.remote)\(rtt)), end-to-end encrypted"
             if auth == .pake { return connected + ", verified by code." }
+            if auth == .words { return connected + ", verified: you compared the safety words (\(info.sas)) with this peer before." }
             return connected + ".\n"
                 + "Safety words: \(info.sas) — read them to your peer; if theirs differ, someone is in the middle."
         case .reconnected(let info, let outage, _):
