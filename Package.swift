@@ -29,8 +29,10 @@ let package = Package(
             "Wire", "STUN", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL", "CShims",
         ]),
         .target(name: "SCTP", dependencies: ["Wire"]),
+        // File transfer on its own data channel (FileTransfer.md): sans-IO sender and receiver, disk edges.
+        .target(name: "FileTransfer", dependencies: ["Wire", "COpenSSL"]),
         .target(name: "ChatClient", dependencies: [
-            "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "PeerConnection", "CSodium", "SessionStore",
+            "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "PeerConnection", "CSodium", "SessionStore", "FileTransfer",
         ]),
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
         // The terminal side of chatcli: readline, the interactive chat, stdin lines.
@@ -61,6 +63,7 @@ let package = Package(
             "ChatClient", "SignalingServer", "Signaling", "HTTP1", "PeerConnection", "ICE", "TestSupport",
         ]),
         .testTarget(name: "PeerConnectionTests", dependencies: ["PeerConnection", "ICE", "STUN", "DTLS", "TestSupport"]),
+        .testTarget(name: "FileTransferTests", dependencies: ["FileTransfer", "Wire", "TestSupport"]),
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "Wire", "TestSupport"]),
         .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "Wire"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Wire", "STUN", "ICE", "Runtime", "ChatClient"], exclude: ["Python"]),
