@@ -40,6 +40,8 @@ public final class FileReceiver {
     public init(sink: TransferSink) { self.sink = sink }
 
     public var isFinished: Bool { state == .finished || state == .failed }
+    /// The offer is shown and waits for `accept()` or `decline(_:)`.
+    public var isAwaitingAnswer: Bool { state == .awaitingUser }
     public var bytesDone: UInt64 { bytesReceived + bytesResumed }
 
     public func pollMessage() -> [UInt8]? { outbox.isEmpty ? nil : outbox.removeFirst() }
@@ -133,10 +135,8 @@ public final class FileReceiver {
             existing = try sink.openFile(path, size: entry.size)
             current = (entry, path)
             prefixHasher = try proveExisting()
-        } catch let error as TransferError {
-            return stop(error.message)
         } catch {
-            return stop("\(error)")
+            return stop(error.message)
         }
         let prefix = prefixHasher ?? SHA256()
         outbox.append(TransferMessage.resume(offset: existing, prefixHash: prefix.digest()).encode())

@@ -97,5 +97,5 @@ enum Commands {
             """
     )
 
-    static let all = [create, join, serve, doctor, resume] + sessions + [help, version, completion]
+    static let all = [create, join, send, receive, serve, doctor, resume] + sessions + [help, version, completion]
 }

@@ -41,6 +41,8 @@ switch spec.name {
 case "serve": exit(ServeCommand.run(parsed))
 case "create", "join": exit(ChatCommand.run(parsed, join: spec.name == "join"))
 case "doctor": exit(DoctorCommand.run(parsed))
+case "send": exit(TransferCommand.send(parsed))
+case "receive": exit(TransferCommand.receive(parsed))
 case "resume": exit(ResumeCommand.run(parsed))
 case "help", "version", "completion": exit(AboutCommand.run(spec.name, parsed))
 case let sessions where sessions.hasPrefix("sessions"): exit(SessionsCommand.run(spec.name, parsed))

@@ -114,3 +114,24 @@ import Testing
         #expect(pair.senderEvents.last == .failed("the receiver stopped the transfer: the disk is full writing a"))
     }
 }
+
+@Suite struct ProgressMeterTests {
+    @Test func rateAndTimeLeftFromAManualClock() {
+        var meter = ProgressMeter(total: 10_000_000)
+        meter.record(0, now: .seconds(10))
+        meter.record(2_000_000, now: .seconds(11))
+        #expect(meter.rate == 2_000_000)
+        #expect(meter.eta == .seconds(4))
+        #expect(meter.summary == "2.0 MB of 10.0 MB · 2.0 MB/s · 0:04 left")
+        #expect(ProgressMeter.bytes(999) == "999 B")
+        #expect(ProgressMeter.clock(.seconds(3723)) == "1:02:03")
+    }
+
+    @Test func aStreamHasNoTimeLeft() {
+        var meter = ProgressMeter(total: TransferMessage.unknownSize)
+        meter.record(0, now: .zero)
+        meter.record(500, now: .seconds(1))
+        #expect(meter.eta == nil && meter.fraction == nil)
+        #expect(meter.summary == "500 B · 500 B/s")
+    }
+}
