@@ -36,11 +36,11 @@ let package = Package(
         ]),
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
         // The terminal side of chatcli: readline, the interactive chat, stdin lines.
-        .target(name: "Terminal", dependencies: ["ChatClient", "PeerConnection", "Runtime", "CReadline", "CShims"]),
+        .target(name: "Terminal", dependencies: ["ChatClient", "PeerConnection", "FileTransfer", "Runtime", "CReadline", "CShims"]),
         .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims"]),
         .executableTarget(name: "chatcli-bench", dependencies: ["PeerConnection", "Runtime", "STUN", "ICE"]),
         .executableTarget(name: "chatcli", dependencies: [
-            "ChatClient", "Signaling", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire",
+            "ChatClient", "Signaling", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire", "FileTransfer",
         ]),
 
         .target(name: "TestSupport", dependencies: ["Wire", "Runtime", "COpenSSL"], path: "Tests/TestSupport"),

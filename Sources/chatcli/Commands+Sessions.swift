@@ -21,6 +21,7 @@ extension Commands {
             .value("ice-server", "URL", "Extra STUN/TURN server (stun:HOST:PORT); repeatable.", repeatable: true),
             .value("ca-file", "F", "Trust this CA (PEM) for an https:// server instead of the system store."),
             .flag("json", "Print one JSON event per line (for scripts)."),
+            .value("auto-accept", "DIR", "Accept every file your peer sends into DIR without asking."),
             passphraseFD,
         ],
         positionals: 1...1,

@@ -45,6 +45,7 @@ enum TransferCommand {
             }
         }
         let files = FileTransfers { _ in StreamSink(fd: -1) }
+        files.corruptChunk = ChatCommand.environment("CHATCLI_TEST_CORRUPT_CHUNK").flatMap { Int($0) }
         var outcome = Outcome(expected: sources.count)
         return run(mode: .create(expiresIn: seconds), args: args, eventsFD: 1, files: files, outcome: &outcome) { manager in
             for (source, skipped) in sources { files.send(source, skipped: skipped) }
@@ -134,7 +135,7 @@ enum TransferCommand {
         files.onUpdate = { update in
             progress.print(update)
             switch update {
-            case .finished(_, _, _, let mismatches): if mismatches == 0 { result.finished += 1 } else { result.failed += 1 }
+            case .finished(_, _, _, let mismatches, _, _): if mismatches == 0 { result.finished += 1 } else { result.failed += 1 }
             case .failed, .declined: result.failed += 1
             default: break
             }

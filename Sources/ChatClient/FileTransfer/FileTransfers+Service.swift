@@ -142,7 +142,11 @@ extension FileTransfers {
                 }
             }
             if let sender = t.sender {
-                while pc.bufferedAmount < Self.highWater, let m = sender.pollMessage() {
+                while pc.bufferedAmount < Self.highWater, var m = sender.pollMessage() {
+                    if let corruptChunk, m.count > 1, m[0] == 7 {
+                        chunksSent += 1
+                        if chunksSent == corruptChunk { m[m.count / 2] ^= 0x01 }
+                    }
                     try pc.send(binary: m, on: channel)
                     moved = true
                 }
@@ -163,7 +167,9 @@ extension FileTransfers {
             case .accepted: onUpdate?(.accepted(id: t.id))
             case .declined(let reason): finish(t, .declined(id: t.id, reason: reason))
             case .fileDone(let path, let ok): onUpdate?(.fileDone(id: t.id, direction, path: path, ok: ok))
-            case .finished(let mismatches): finish(t, .finished(id: t.id, direction, location: nil, mismatches: mismatches))
+            case .finished(let mismatches):
+                finish(t, .finished(id: t.id, direction, location: nil, mismatches: mismatches,
+                                    transferred: t.sender?.bytesSent ?? 0, resumed: t.sender?.bytesSkipped ?? 0))
             case .failed(let reason): finish(t, .failed(id: t.id, direction, reason: reason))
             }
         }
@@ -171,7 +177,9 @@ extension FileTransfers {
             switch e {
             case .offer, .fileStarted: break
             case .fileDone(let path, let ok): onUpdate?(.fileDone(id: t.id, direction, path: path, ok: ok))
-            case .finished(let location, let mismatches): finish(t, .finished(id: t.id, direction, location: location, mismatches: mismatches))
+            case .finished(let location, let mismatches):
+                finish(t, .finished(id: t.id, direction, location: location, mismatches: mismatches,
+                                    transferred: t.receiver?.bytesReceived ?? 0, resumed: t.receiver?.bytesResumed ?? 0))
             case .failed(let reason): finish(t, .failed(id: t.id, direction, reason: reason))
             }
         }

@@ -27,7 +27,8 @@ public final class FileTransfers {
         case declined(id: Int, reason: String)
         case progress(id: Int, Direction, done: UInt64, total: UInt64?, rate: Double?, eta: Duration?)
         case fileDone(id: Int, Direction, path: String, ok: Bool)
-        case finished(id: Int, Direction, location: String?, mismatches: Int)
+        /// `transferred`: bytes that crossed the channel; `resumed`: bytes the receiver already had.
+        case finished(id: Int, Direction, location: String?, mismatches: Int, transferred: UInt64, resumed: UInt64)
         case failed(id: Int, Direction, reason: String)
         /// Cut off with its connection; resumes on the next one.
         case interrupted(id: Int, Direction)
@@ -58,6 +59,11 @@ public final class FileTransfers {
     /// Accept every offer without asking (`--auto-accept DIR`, `receive --yes`).
     public var autoAccept = false
     public var onUpdate: ((Update) -> Void)?
+    /// Tests only (`CHATCLI_TEST_CORRUPT_CHUNK`): flip a bit in the Nth DATA
+    /// chunk after it was hashed, as a faulty link would, to prove the
+    /// receiver notices.
+    public var corruptChunk: Int?
+    var chunksSent = 0
     /// How often progress is reported.
     public var progressInterval: Duration = .milliseconds(250)
 

@@ -80,8 +80,9 @@ public final class TransferPrinter {
         case .progress: return nil
         case .fileDone(_, _, let path, let ok):
             return ok ? nil : "chatcli: \(TerminalText.sanitize(path)) arrived corrupted (SHA-256 mismatch); it was not kept."
-        case .finished(_, let direction, let location, let mismatches):
-            let verdict = mismatches == 0 ? "every file verified (SHA-256)" : "\(mismatches) file\(mismatches == 1 ? "" : "s") failed verification"
+        case .finished(_, let direction, let location, let mismatches, _, let resumed):
+            let verdict = (mismatches == 0 ? "every file verified (SHA-256)" : "\(mismatches) file\(mismatches == 1 ? "" : "s") failed verification")
+                + (resumed > 0 ? "; resumed, \(ProgressMeter.bytes(resumed)) were already there" : "")
             if direction == .sending { return "Sent: \(verdict)." }
             return "Received into \(TerminalText.sanitize(location ?? "?")): \(verdict)."
         case .failed(_, _, let reason): return "chatcli: the transfer failed: \(TerminalText.sanitize(reason))."
@@ -95,7 +96,10 @@ public final class TransferPrinter {
         func direction(_ d: FileTransfers.Direction) -> JSON { d == .sending ? "send" : "receive" }
         switch update {
         case .offered(let id, let offer): return offerJSON(id, offer, "receive")
-        case .sending(let id, let offer, _): return offerJSON(id, offer, "send")
+        case .sending(let id, let offer, let skipped):
+            guard case .object(var members) = offerJSON(id, offer, "send") else { return nil }
+            members.append(("skipped", .array(skipped.map(JSON.string))))
+            return .object(members)
         case .accepted, .interrupted: return nil
         case .declined(let id, let reason):
             return ["event": "error", "error": "declined", "id": JSON(id), "message": .string("Your peer declined the transfer (\(reason)).")]
@@ -106,9 +110,10 @@ public final class TransferPrinter {
                             "eta_s": eta.map { JSON(Int($0.components.seconds)) } ?? .null])
         case .fileDone(let id, let d, let path, let ok):
             return ["event": "file_done", "id": JSON(id), "direction": direction(d), "path": .string(path), "ok": .bool(ok)]
-        case .finished(let id, let d, let location, let mismatches):
+        case .finished(let id, let d, let location, let mismatches, let transferred, let resumed):
             return .object(["event": "transfer_done", "id": JSON(id), "direction": direction(d),
-                            "location": location.map(JSON.string) ?? .null, "mismatches": JSON(mismatches)])
+                            "location": location.map(JSON.string) ?? .null, "mismatches": JSON(mismatches),
+                            "bytes_transferred": JSON(Int(clamping: transferred)), "bytes_resumed": JSON(Int(clamping: resumed))])
         case .failed(let id, let d, let reason):
             return ["event": "error", "error": "transfer_failed", "id": JSON(id), "direction": direction(d), "message": .string(reason)]
         }
