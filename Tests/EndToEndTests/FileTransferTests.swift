@@ -189,3 +189,45 @@ import Testing
         #expect(transferred - size < size / 2, "transferred \(transferred) for \(size)")
     }
 }
+
+/// A full disk: a 1 MiB tmpfs as the target (root only; skipped otherwise).
+@Suite(.serialized) struct FullDiskTests {
+    static func mountTmpfs(_ path: String) -> Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/mount")
+        p.arguments = ["-t", "tmpfs", "-o", "size=1m", "tmpfs", path]
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
+
+    @Test func aFullDiskIsOneSentenceAndThePartialFileStays() throws {
+        let dir = Harness.temporaryDirectory()
+        let out = dir + "/small"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        guard Self.mountTmpfs(out) else {
+            withKnownIssue("mounting a tmpfs needs root") { Issue.record("not mounted") }
+            return
+        }
+        defer {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/umount")
+            p.arguments = ["-l", out]
+            try? p.run()
+            p.waitUntilExit()
+        }
+        let server = try ServerProcess()
+        try Data(FileTransferTests.pattern(3_000_000, seed: 4)).write(to: URL(fileURLWithPath: dir + "/big.bin"))
+        let sender = try ChildProcess.chatcli(["send", dir + "/big.bin", "--server", server.url, "--json"], name: "sender")
+        let receiver = try ChildProcess.chatcli(["receive", try FileTransferTests.code(sender), "--out", out, "--yes", "--server", server.url],
+                                                name: "receiver")
+        #expect(receiver.waitForExit(timeout: 60) == 1, "\(receiver.transcript)")
+        #expect(sender.waitForExit(timeout: 30) == 1, "\(sender.transcript)")
+        #expect(receiver.stderr.contains { $0.hasPrefix("chatcli: the transfer failed: the disk is full writing \(out)/big.bin.part") },
+                "\(receiver.transcript)")
+        #expect(sender.stdout.contains { $0.contains(#""error":"transfer_failed""#) && $0.contains("the disk is full") }, "\(sender.transcript)")
+        let part = try FileManager.default.attributesOfItem(atPath: out + "/big.bin.part")[.size] as? Int ?? 0
+        #expect(part > 0 && part <= 1 << 20, "kept for a resume: \(part) bytes")
+    }
+}
