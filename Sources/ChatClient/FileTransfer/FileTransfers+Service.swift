@@ -114,8 +114,12 @@ extension FileTransfers {
     /// The peer's first message on a new channel must be its offer.
     func firstMessage(_ bytes: [UInt8], for t: Transfer) {
         guard case .offer(let offer)? = TransferMessage.decode(bytes) else {
-            if let channel = t.channel { connection?.closeChannel(channel) }
-            t.finished = true
+            let reason = "protocol violation: the first message was not a valid offer"
+            if let channel = t.channel, let pc = connection {
+                try? pc.send(binary: TransferMessage.abort(reason).encode(), on: channel)
+                pc.closeChannel(channel)
+            }
+            finish(t, .failed(id: t.id, .receiving, reason: reason))
             return
         }
         let receiver = FileReceiver(sink: makeSink(offer))
