@@ -140,6 +140,10 @@ extension PeerConnection {
         guard sctp == nil, let dtlsRole else { return }
         var sctpConfig = SCTPConfig()
         sctpConfig.maxPacketSize = min(sctpConfig.maxPacketSize, maxPacketSize)
+        if config.maxPacketSize > sctpConfig.maxPacketSize, let dtls {
+            dtls.allowLargeRecords()
+            sctpConfig.maxProbePacketSize = min(config.maxPacketSize, dtls.maxPlaintextSize)
+        }
         let endpoint = DataChannelEndpoint(role: dtlsRole == .client ? .client : .server, config: sctpConfig, using: &random)
         sctp = endpoint
         endpoint.connect(now: now)

@@ -21,7 +21,7 @@ extension SCTPAssociation {
             case .sack(let s): handleSack(s)
             case .heartbeat(let info):
                 if peerTag != 0 { controlChunks.append(.heartbeatAck(info: info)) }
-            case .heartbeatAck: break
+            case .heartbeatAck(let info): handleHeartbeatAck(info)
             case .abort:
                 terminate(.abortedByPeer, sendAbort: false)
                 break chunkLoop
@@ -134,7 +134,7 @@ extension SCTPAssociation {
         tracker = ReceiveTracker(peerInitialTSN: initialTSN)
         peerNextRequestSequence = initialTSN
         peerReceiverWindow = Int(window)
-        congestion = CongestionControl(mtu: config.maxPacketSize, peerReceiverWindow: Int(window))
+        congestion = CongestionControl(mtu: packetSize, peerReceiverWindow: Int(window))
         outboundStreamCount = min(config.outboundStreams, inbound)
         inboundStreamCount = min(config.inboundStreams, outbound)
         peerSupportsForwardTSN = forwardTSN
@@ -146,6 +146,7 @@ extension SCTPAssociation {
         t1Chunk = nil
         state = .established
         emit(.connected)
+        sendPathMTUProbeIfDue()
         if closeRequested {
             state = .shutdownPending
             maybeStartShutdown()
