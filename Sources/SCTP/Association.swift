@@ -243,7 +243,7 @@ public final class SCTPAssociation {
         InitChunk(initiateTag: localTag, advertisedReceiverWindowCredit: UInt32(receiverWindow),
                   outboundStreams: config.outboundStreams, inboundStreams: config.inboundStreams,
                   initialTSN: initialTSN,
-                  parameters: [.forwardTSNSupported, .supportedExtensions([ChunkType.reconfig, ChunkType.forwardTSN])])
+                  parameters: [.forwardTSNSupported, .supportedExtensions([ChunkType.reconfig, ChunkType.forwardTSN, ChunkType.pad])])
     }
 
     func packet(tag: UInt32, chunks: [SCTPChunk]) -> [UInt8] {

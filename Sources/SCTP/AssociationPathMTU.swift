@@ -24,7 +24,7 @@ extension SCTPAssociation {
         // PAD (RFC 4820, type 0x84: skipped silently by receivers) fills the rest.
         let padLength = probe.size - out.count
         if padLength >= 4 {
-            out.append(0x84)
+            out.append(ChunkType.pad)
             out.append(0)
             out.appendU16(UInt16(padLength))
             out += [UInt8](repeating: 0, count: padLength - 4)

@@ -17,6 +17,8 @@ struct PathMTUSearch {
     /// the largest DTLS record (2^14), which loopback and most VMs carry.
     let candidates: [Int]
     static let maxProbes = 3
+    /// The candidate for a 1500-byte Ethernet path.
+    static let ethernetSize = 1400
     private(set) var phase: Phase
     /// The confirmed packet size (PLPMTU).
     private(set) var size: Int
