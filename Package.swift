@@ -34,17 +34,19 @@ let package = Package(
         ]),
         .target(name: "SCTP", dependencies: ["Wire"]),
         .target(name: "PAKE", dependencies: ["Wire", "CSodium"]),
+        // File transfer on its own data channel (FileTransfer.md): sans-IO sender and receiver, disk edges.
+        .target(name: "FileTransfer", dependencies: ["Wire", "COpenSSL"]),
         .target(name: "ChatClient", dependencies: [
             "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "DTLS", "PeerConnection", "CSodium", "SessionStore", "PAKE",
-            "MDNS",
+            "MDNS", "FileTransfer",
         ]),
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
         // The terminal side of chatcli: readline, the interactive chat, stdin lines.
-        .target(name: "Terminal", dependencies: ["ChatClient", "PeerConnection", "Runtime", "CReadline", "CShims", "CQRencode"]),
+        .target(name: "Terminal", dependencies: ["ChatClient", "PeerConnection", "FileTransfer", "Runtime", "CReadline", "CShims", "CQRencode"]),
         .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims"]),
         .executableTarget(name: "chatcli-bench", dependencies: ["PeerConnection", "Runtime", "STUN", "ICE"]),
         .executableTarget(name: "chatcli", dependencies: [
-            "ChatClient", "Signaling", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire", "Redis", "DTLS",
+            "ChatClient", "Signaling", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire", "Redis", "DTLS", "FileTransfer",
         ]),
 
         .target(name: "TestSupport", dependencies: ["Wire", "STUN", "Runtime", "COpenSSL"], path: "Tests/TestSupport"),
@@ -69,6 +71,7 @@ let package = Package(
             "ChatClient", "SignalingServer", "Signaling", "HTTP1", "PeerConnection", "ICE", "PAKE", "TestSupport",
         ]),
         .testTarget(name: "PeerConnectionTests", dependencies: ["PeerConnection", "ICE", "STUN", "DTLS", "TestSupport"]),
+        .testTarget(name: "FileTransferTests", dependencies: ["FileTransfer", "Wire", "TestSupport"]),
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "Wire", "TestSupport"]),
         .testTarget(name: "PAKETests", dependencies: ["PAKE", "Wire", "TestSupport"]),
         .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "Wire", "TestSupport"]),

@@ -38,6 +38,8 @@ public final class ChatManager {
     public var onFinish: ((Int32) -> Void)?
     /// Lifecycle changes worth saving (pending, accepted, closed).
     public var onSession: ((SessionUpdate) -> Void)?
+    /// File transfers on this chat's connections (`FileTransfers.attach`).
+    var files: FileTransfers?
 
     public init(loop: EventLoop, connector: Connector, mode: Mode, options: ChatSession.Options? = nil,
                 onEvent: @escaping (ChatEvent) -> Void) {
@@ -266,6 +268,7 @@ public final class ChatManager {
                 guard let self, let transport else { return }
                 self.session.peerProgressed(transport, now: self.now)
                 self.process()
+                self.files?.service()
             }
             links[ObjectIdentifier(transport)] = link
             session.peerCreated(transport, request: request, now: now)

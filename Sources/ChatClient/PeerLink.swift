@@ -1,4 +1,5 @@
 import DTLS
+import Glibc
 import ICE
 import PeerConnection
 import Runtime
@@ -44,6 +45,8 @@ public final class PeerLink {
         config.ice.portProbing = hardNATProbing ? PortProbingConfig() : nil
         config.certificate = certificate
         config.announcesCodePAKE = true
+        // CHATCLI_MAX_PACKET=1200 keeps every packet at an internet path's size (benchmarks).
+        if let text = getenv("CHATCLI_MAX_PACKET"), let limit = Int(String(cString: text)), limit >= 256 { config.maxPacketSize = limit }
         do {
             connection = try PeerConnection(isOfferer: isOfferer, localAddresses: bound.keys.sorted { $0.description < $1.description },
                                             config: config, now: loop.now.duration)

@@ -170,6 +170,18 @@ public final class DTLSEndpoint {
 
     /// Largest plaintext `send` accepts: what fits one record in one datagram of
     /// `mtu` bytes with the negotiated suite (1163 for AES-GCM at MTU 1200).
+    /// Once connected: records may carry up to 2^14 bytes, whatever `mtu`
+    /// the handshake kept to, so that SCTP's Path MTU Discovery (RFC 8899)
+    /// can use what the path carries. Each record is still one datagram,
+    /// and a datagram the path cannot carry is lost like any other, which
+    /// is how the discovery learns the limit.
+    public func allowLargeRecords() {
+        guard state == .connected else { return }
+        let largest = 16_384 + 256
+        _ = cshims_SSL_set_mtu(ssl, largest)
+        _ = cshims_DTLS_set_link_mtu(ssl, largest)
+    }
+
     public var maxPlaintextSize: Int {
         if state == .connected {
             let fromOpenSSL = DTLS_get_data_mtu(ssl)

@@ -140,6 +140,10 @@ extension PeerConnection {
         guard sctp == nil, let dtlsRole else { return }
         var sctpConfig = SCTPConfig()
         sctpConfig.maxPacketSize = min(sctpConfig.maxPacketSize, maxPacketSize)
+        if config.maxPacketSize > sctpConfig.maxPacketSize, let dtls {
+            dtls.allowLargeRecords()
+            sctpConfig.maxProbePacketSize = min(config.maxPacketSize, dtls.maxPlaintextSize)
+        }
         let endpoint = DataChannelEndpoint(role: dtlsRole == .client ? .client : .server, config: sctpConfig, using: &random)
         sctp = endpoint
         endpoint.connect(now: now)
@@ -156,19 +160,27 @@ extension PeerConnection {
                     openControlChannel()
                 }
             case .channelOpen(let id, let label):
-                guard label == config.channelLabel, chatChannel == nil else { continue }
+                guard label == config.channelLabel, chatChannel == nil else {
+                    if label != config.channelLabel { queueChannelEvent(event) }
+                    continue
+                }
                 chatChannel = id
                 if let connection = currentConnectionInfo() {
                     info = connection
                     events.append(.connected(connection))
                 }
             case .message(let id, let message):
-                guard id == chatChannel, case .text(let text) = message else { continue }   // binary is ignorable
+                guard id == chatChannel else {
+                    queueChannelEvent(event)
+                    continue
+                }
+                guard case .text(let text) = message else { continue }   // binary is ignorable
                 counters.countReceived(text)
                 events.append(.message(text))
             case .channelClosed(let id):
-                if id == chatChannel { finishClosed() }
+                if id == chatChannel { finishClosed() } else { queueChannelEvent(event) }
             case .closed:
+                queueChannelEvent(event)
                 finishClosed()
             }
         }

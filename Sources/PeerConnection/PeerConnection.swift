@@ -36,6 +36,12 @@ public final class PeerConnection {
     /// The chat channel's stream, kept after it closes (acknowledgements still count).
     var chatChannelID: UInt16?
     var controlChannel: UInt16?
+    /// Events of channels other than `chat` and `ctl` (file transfers), for `pollChannelEvent`.
+    var channelEvents: [DataChannelEvent] = []
+    var channelEventHead = 0
+    /// Someone polls `pollChannelEvent` (else those events are dropped, so a
+    /// peer's channels cannot pile up in memory).
+    public var routesChannels = false
     /// Chat messages and their bytes each way (the `ctl` channel not counted).
     public internal(set) var counters = ChatCounters()
     var pendingCandidates: [String?] = []

@@ -20,6 +20,8 @@ public enum PeerConnectionError: Error, Equatable, Sendable {
     /// A renegotiation carried another certificate or `a=tls-id`: the peer started a new
     /// connection, so this one cannot continue.
     case certificateChanged
+    /// The association is not up (or already ended).
+    case notConnected
     /// The `label` channel is not (or no longer) open.
     case channelNotOpen(label: String)
     case cannotSend(label: String, SCTPError)
@@ -56,6 +58,7 @@ extension PeerConnectionError: CustomStringConvertible {
         case .roleConflict(let error): return "the peers cannot agree on DTLS roles: \(error)"
         case .cannotStartDTLS(let error): return "cannot start DTLS: \(error)"
         case .certificateChanged: return "the peer's certificate changed: it started a new connection"
+        case .notConnected: return "the connection is not open"
         case .channelNotOpen(let label): return "the \(label == "chat" ? "chat" : "'\(label)'") channel is not open"
         case .cannotSend(let label, let error): return "cannot send on '\(label)': \(error)"
         case .cannotOpenChannel(let label, let error): return "cannot open the '\(label)' channel: \(error)"

@@ -8,8 +8,13 @@ public struct PeerConnectionConfig: Sendable {
     /// TURN servers for relayed candidates (`ice.relayOnly` keeps only those).
     public var turnServers: [ICETURNServer] = []
     public var ice = ICEConfig()
-    /// Largest UDP payload (DTLS datagram) sent.
+    /// Largest UDP payload (DTLS datagram) sent during the handshake, and
+    /// the SCTP packet size every path starts from.
     public var mtu = 1200
+    /// Path MTU Discovery (RFC 8899): SCTP probes for larger packets, up to
+    /// this size (at most 2^14, one DTLS record); `mtu` alone keeps every
+    /// packet at the base size, as on the internet path it assumes.
+    public var maxPacketSize = 16_384
     /// The chat channel (PROTOCOL §3).
     public var channelLabel = "chat"
     /// The optional extras channel (PROTOCOL §3), opened by the offerer after `chat`.

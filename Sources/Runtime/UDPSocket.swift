@@ -34,6 +34,12 @@ public final class UDPSocket: EventHandler {
             _ = Socket.setOption(fd, SOL_SOCKET, SO_RCVBUF, 4 * 1024 * 1024)
             _ = Socket.setOption(fd, SOL_SOCKET, SO_SNDBUF, 4 * 1024 * 1024)
             Socket.allowDualStack(fd, address)
+            // Don't Fragment, whatever the kernel believes the path MTU is:
+            // a datagram the path cannot carry is lost (or refused here with
+            // EMSGSIZE) rather than fragmented, as Path MTU Discovery in
+            // SCTP (RFC 8899) needs to learn the limit.
+            _ = Socket.setOption(fd, Int32(IPPROTO_IP), IP_MTU_DISCOVER, IP_PMTUDISC_PROBE)
+            if address.family == .ipv6 { _ = Socket.setOption(fd, Int32(IPPROTO_IPV6), IPV6_MTU_DISCOVER, IPV6_PMTUDISC_PROBE) }
             try Socket.bind(fd, address)
         } catch {
             Glibc.close(fd)

@@ -74,6 +74,7 @@ public final class SCTPAssociation {
     var fastRetransmitBypass = false
     var flightSize = 0
     var congestion: CongestionControl
+    var pathMTU: PathMTUSearch
     var rto: RTOEstimator
     var t3Deadline: Duration?
     var errorCount = 0
@@ -107,6 +108,7 @@ public final class SCTPAssociation {
         reassembly = ReassemblyQueue(maxMessageSize: config.maxMessageSize)
         retransmissionQueue = RetransmissionQueue(initialTSN: initialTSN)
         congestion = CongestionControl(mtu: config.maxPacketSize, peerReceiverWindow: config.receiveBufferSize)
+        pathMTU = PathMTUSearch(base: config.maxPacketSize, maximum: config.maxProbePacketSize)
         rto = RTOEstimator(initial: config.rtoInitial, minimum: config.rtoMin, maximum: config.rtoMax)
         nextRequestSequence = initialTSN
         lastAdvertisedWindow = config.receiveBufferSize
@@ -241,7 +243,7 @@ public final class SCTPAssociation {
         InitChunk(initiateTag: localTag, advertisedReceiverWindowCredit: UInt32(receiverWindow),
                   outboundStreams: config.outboundStreams, inboundStreams: config.inboundStreams,
                   initialTSN: initialTSN,
-                  parameters: [.forwardTSNSupported, .supportedExtensions([ChunkType.reconfig, ChunkType.forwardTSN])])
+                  parameters: [.forwardTSNSupported, .supportedExtensions([ChunkType.reconfig, ChunkType.forwardTSN, ChunkType.pad])])
     }
 
     func packet(tag: UInt32, chunks: [SCTPChunk]) -> [UInt8] {

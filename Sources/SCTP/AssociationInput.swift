@@ -21,7 +21,7 @@ extension SCTPAssociation {
             case .sack(let s): handleSack(s)
             case .heartbeat(let info):
                 if peerTag != 0 { controlChunks.append(.heartbeatAck(info: info)) }
-            case .heartbeatAck: break
+            case .heartbeatAck(let info): handleHeartbeatAck(info)
             case .abort:
                 terminate(.abortedByPeer, sendAbort: false)
                 break chunkLoop
@@ -75,7 +75,8 @@ extension SCTPAssociation {
         let cookie = StateCookie(timestamp: nowMilliseconds, localTag: localTag, peerTag: i.initiateTag,
                                  peerInitialTSN: i.initialTSN, peerReceiverWindow: i.advertisedReceiverWindowCredit,
                                  peerOutboundStreams: i.outboundStreams, peerInboundStreams: i.inboundStreams,
-                                 peerSupportsForwardTSN: i.supportsForwardTSN, peerSupportsReconfig: i.supportsReconfig)
+                                 peerSupportsForwardTSN: i.supportsForwardTSN, peerSupportsReconfig: i.supportsReconfig,
+                                 peerSupportsPad: i.supportsPad)
         var ack = makeInit()
         ack.parameters.append(.stateCookie(cookie.encode(key: cookieKey)))
         outbox.append(packet(tag: i.initiateTag, chunks: [.initAck(ack)]))
@@ -86,7 +87,7 @@ extension SCTPAssociation {
         if t1Retransmits == 0 { rto.measure(now - t1SentAt) }
         adoptPeer(tag: i.initiateTag, initialTSN: i.initialTSN, window: i.advertisedReceiverWindowCredit,
                   outbound: i.outboundStreams, inbound: i.inboundStreams,
-                  forwardTSN: i.supportsForwardTSN, reconfig: i.supportsReconfig)
+                  forwardTSN: i.supportsForwardTSN, reconfig: i.supportsReconfig, pad: i.supportsPad)
         state = .cookieEchoed
         let echo = SCTPChunk.cookieEcho(cookie: cookie[...])
         t1Chunk = echo
@@ -113,7 +114,7 @@ extension SCTPAssociation {
         case .closed, .cookieWait, .cookieEchoed:
             adoptPeer(tag: c.peerTag, initialTSN: c.peerInitialTSN, window: c.peerReceiverWindow,
                       outbound: c.peerOutboundStreams, inbound: c.peerInboundStreams,
-                      forwardTSN: c.peerSupportsForwardTSN, reconfig: c.peerSupportsReconfig)
+                      forwardTSN: c.peerSupportsForwardTSN, reconfig: c.peerSupportsReconfig, pad: c.peerSupportsPad)
             controlChunks.append(.cookieAck)
             establish()
         default:
@@ -129,16 +130,21 @@ extension SCTPAssociation {
     }
 
     func adoptPeer(tag: UInt32, initialTSN: UInt32, window: UInt32, outbound: UInt16, inbound: UInt16,
-                   forwardTSN: Bool, reconfig: Bool) {
+                   forwardTSN: Bool, reconfig: Bool, pad: Bool) {
         peerTag = tag
         tracker = ReceiveTracker(peerInitialTSN: initialTSN)
         peerNextRequestSequence = initialTSN
         peerReceiverWindow = Int(window)
-        congestion = CongestionControl(mtu: config.maxPacketSize, peerReceiverWindow: Int(window))
+        congestion = CongestionControl(mtu: packetSize, peerReceiverWindow: Int(window))
         outboundStreamCount = min(config.outboundStreams, inbound)
         inboundStreamCount = min(config.inboundStreams, outbound)
         peerSupportsForwardTSN = forwardTSN
         peerSupportsReconfig = reconfig
+        // Packets beyond an Ethernet frame only to a peer that declared PAD
+        // (RFC 4820), as chatcli does: a probe proves one large packet gets
+        // through, not that a slow stack (aiortc) keeps up with a stream of them.
+        let maximum = pad ? config.maxProbePacketSize : min(config.maxProbePacketSize, PathMTUSearch.ethernetSize)
+        pathMTU = PathMTUSearch(base: config.maxPacketSize, maximum: maximum)
     }
 
     func establish() {
@@ -146,6 +152,7 @@ extension SCTPAssociation {
         t1Chunk = nil
         state = .established
         emit(.connected)
+        sendPathMTUProbeIfDue()
         if closeRequested {
             state = .shutdownPending
             maybeStartShutdown()

@@ -9,6 +9,10 @@ extension SCTPAssociation {
         guard state == .established || state == .shutdownPending || state == .shutdownReceived else { return }
         errorCount = 0
         rto.resetBackOff(initial: config.rtoInitial)
+        // Another path may carry less: start again from the base size.
+        pathMTU.restart()
+        congestion.mtu = packetSize
+        sendPathMTUProbeIfDue()
         guard !retransmissionQueue.isEmpty else { return }
         retransmitOutstanding()
         t3Deadline = now + rto.rto

@@ -120,6 +120,7 @@ extension SCTPAssociation {
             return
         }
         rto.backOff()
+        checkPathMTUBlackHole()
         retransmitOutstanding()
     }
 

@@ -4,7 +4,7 @@ extension SCTPAssociation {
     public func pollTimeout() -> Duration? {
         guard !terminated else { return nil }
         var earliest: Duration?
-        for d in [t1Deadline, t2Deadline, t3Deadline, ackDeadline, reconfigDeadline] {
+        for d in [t1Deadline, t2Deadline, t3Deadline, ackDeadline, reconfigDeadline, pathMTU.deadline] {
             if let d, earliest.map({ d < $0 }) ?? true { earliest = d }
         }
         return earliest
@@ -21,6 +21,7 @@ extension SCTPAssociation {
         if let d = t3Deadline, d <= now, !terminated { handleRetransmissionTimeout() }
         if let d = t2Deadline, d <= now, !terminated { handleT2Timeout() }
         if let d = reconfigDeadline, d <= now, !terminated { handleReconfigTimeout() }
+        if let d = pathMTU.deadline, d <= now, !terminated { handlePathMTUTimeout() }
     }
 
     /// T1-init / T1-cookie (RFC 9260 §5.1 C, §6.3.3).

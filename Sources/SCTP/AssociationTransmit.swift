@@ -35,9 +35,9 @@ extension SCTPAssociation {
         guard !controlChunks.isEmpty || sackImmediately || retransmitting || newData else { return nil }
 
         var out: [UInt8] = []
-        out.reserveCapacity(config.maxPacketSize)
+        out.reserveCapacity(packetSize)
         SCTPPacket.writeHeader(into: &out, sourcePort: config.localPort, destinationPort: config.remotePort, verificationTag: peerTag)
-        let limit = config.maxPacketSize
+        let limit = packetSize
         var wroteAny = false
         while let c = controlChunks.first {
             let size = ChunkEncoder.encodedSize(c)
@@ -103,6 +103,9 @@ extension SCTPAssociation {
     }
 
     private func writeNewData(into out: inout [UInt8], limit: Int) -> Bool {
+        // Fragments are cut for the base size and bundled up to the path MTU:
+        // if the path later carries less (a black hole, a new ICE path),
+        // everything outstanding still fits a base-size packet.
         let maxFragment = config.maxFragmentSize
         var wrote = false
         while let n = sendQueue.nextFragmentSize(max: maxFragment) {

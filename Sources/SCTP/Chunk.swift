@@ -15,6 +15,8 @@ public enum ChunkType {
     public static let shutdownComplete: UInt8 = 14
     public static let reconfig: UInt8 = 130
     public static let forwardTSN: UInt8 = 192
+    /// Padding (RFC 4820): ignored by receivers; fills Path MTU probes.
+    public static let pad: UInt8 = 0x84
 }
 
 /// One decoded chunk. Variable parts are slices of the received packet, so
@@ -101,6 +103,13 @@ public struct InitChunk: Equatable, Sendable {
             case .supportedExtensions(let types): return types.contains(ChunkType.forwardTSN)
             default: return false
             }
+        }
+    }
+
+    public var supportsPad: Bool {
+        parameters.contains { p in
+            if case .supportedExtensions(let types) = p { return types.contains(ChunkType.pad) }
+            return false
         }
     }
 

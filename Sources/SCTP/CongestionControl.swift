@@ -1,7 +1,8 @@
 /// Congestion control of one path (RFC 9260 §7.2): slow start, congestion
 /// avoidance with partial_bytes_acked, fast recovery and T3 collapse.
 struct CongestionControl {
-    let mtu: Int
+    /// The path MTU in use; raised by Path MTU Discovery.
+    var mtu: Int
     private(set) var cwnd: Int
     private(set) var ssthresh: Int
     private(set) var partialBytesAcked = 0

@@ -5,6 +5,10 @@ public struct SCTPConfig: Sendable {
     public var remotePort: UInt16 = 5000
     /// Largest SCTP packet produced (common header included).
     public var maxPacketSize: Int = 1200
+    /// Largest SCTP packet Path MTU Discovery may probe for and use (RFC
+    /// 8899); at most `maxPacketSize` (no search) by default. The lower
+    /// layer must carry it (DTLS: up to 2^14 bytes of plaintext).
+    public var maxProbePacketSize: Int = 0
     /// Largest user message accepted by `send` and reassembled on receipt
     /// (SDP `a=max-message-size`).
     public var maxMessageSize: Int = 262_144

@@ -11,6 +11,8 @@ struct StateCookie: Equatable {
     var peerInboundStreams: UInt16
     var peerSupportsForwardTSN: Bool
     var peerSupportsReconfig: Bool
+    /// The peer listed PAD (RFC 4820) among its extensions (kept in bit 1 of the reconfig byte).
+    var peerSupportsPad = false
 
     static let bodySize = 30
     static let size = bodySize + 8
@@ -27,7 +29,7 @@ struct StateCookie: Equatable {
         out.appendU16(peerOutboundStreams)
         out.appendU16(peerInboundStreams)
         out.append(peerSupportsForwardTSN ? 1 : 0)
-        out.append(peerSupportsReconfig ? 1 : 0)
+        out.append((peerSupportsReconfig ? 1 : 0) | (peerSupportsPad ? 2 : 0))
         let mac = SipHash.hash(out[...], key: key)
         for shift in stride(from: 56, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: mac >> UInt64(shift))) }
         return out
@@ -44,7 +46,8 @@ struct StateCookie: Equatable {
         func u16(_ i: Int) -> UInt16 { UInt16(b[i]) << 8 | UInt16(b[i + 1]) }
         return StateCookie(timestamp: UInt64(u32(0)) << 32 | UInt64(u32(4)), localTag: u32(8), peerTag: u32(12),
                            peerInitialTSN: u32(16), peerReceiverWindow: u32(20), peerOutboundStreams: u16(24),
-                           peerInboundStreams: u16(26), peerSupportsForwardTSN: b[28] != 0, peerSupportsReconfig: b[29] != 0)
+                           peerInboundStreams: u16(26), peerSupportsForwardTSN: b[28] != 0, peerSupportsReconfig: b[29] & 1 != 0,
+                           peerSupportsPad: b[29] & 2 != 0)
     }
 }
 

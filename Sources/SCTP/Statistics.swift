@@ -8,5 +8,7 @@ public struct SCTPStatistics: Sendable, Equatable {
     public var retransmittedChunks = 0
     public var t3Expirations = 0
     public var sacksSent = 0
+    /// Path MTU probes sent (RFC 8899).
+    public var pathMTUProbes = 0
     public init() {}
 }

@@ -1,5 +1,6 @@
 import ChatClient
 import DTLS
+import FileTransfer
 import Glibc
 import PAKE
 import Runtime
@@ -70,6 +71,13 @@ enum ChatCommand {
     static func chat(mode: ChatManager.Mode, server: ServerURL, printer: EventPrinter, args: ParsedArguments,
                      iceServers: [ICEServerEntry], saving: Saving, identity: ChatIdentity, secret: CodeSecret? = nil,
                      on existing: EventLoop? = nil, configure: ((ChatManager) -> Void)? = nil) -> Int32 {
+        if let directory = args.value("auto-accept") {
+            var st = stat()
+            guard stat(directory, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+                Output.write("chatcli: --auto-accept \(directory): no such folder\n", to: 2)
+                return 2
+            }
+        }
         let loop: EventLoop
         let connector: Connector
         let certificate: DTLSCertificate
@@ -101,9 +109,18 @@ enum ChatCommand {
         printer.colors = ChatStyle.colorsWanted(isTerminal: printer.qrCodes,
                                                 environment: ["NO_COLOR", "TERM"].reduce(into: [:]) { $0[$1] = environment($1) })
         configure?(manager)
+        let files = fileTransfers(args, manager: manager)
         if InteractiveChat.wanted(json: args.has("json")) {
             manager.staysAfterPeerLeft = true
-            return runInteractive(loop: loop, manager: manager, printer: printer)
+            return runInteractive(loop: loop, manager: manager, printer: printer, files: files)
+        }
+        let transferPrinter = TransferPrinter(jsonMode: args.has("json"))
+        files.onUpdate = { update in
+            transferPrinter.print(update)
+            // A script cannot type /accept: without --auto-accept, offers are declined.
+            if case .offered(let id, _) = update, files.pendingOffers.contains(id) {
+                files.decline(id, reason: "the peer runs a script without --auto-accept")
+            }
         }
         do {
             try loop.onSignal([SIGINT, SIGTERM]) { manager.interrupt(signal: $0) }
@@ -124,9 +141,10 @@ enum ChatCommand {
     }
 
     /// Runs the session with the interactive chat; its exit status (1 if it could not start).
-    private static func runInteractive(loop: EventLoop, manager: ChatManager, printer: EventPrinter) -> Int32 {
+    private static func runInteractive(loop: EventLoop, manager: ChatManager, printer: EventPrinter, files: FileTransfers) -> Int32 {
         let environment = ["NO_COLOR", "TERM"].reduce(into: [String: String]()) { $0[$1] = Self.environment($1) }
         let chat = InteractiveChat(loop: loop, manager: manager, printer: printer, environment: environment)
+        chat.files = files
         defer { chat.stop() }   // the terminal is restored however the session ends
         do {
             try loop.onSignal([SIGINT]) { _ in chat.interrupt() }
@@ -139,6 +157,16 @@ enum ChatCommand {
             return 1
         }
         return manager.run()
+    }
+
+    /// `/send` and offers from the peer: accepted files go to `--auto-accept DIR`
+    /// without asking, else to the current folder after `/accept`.
+    static func fileTransfers(_ args: ParsedArguments, manager: ChatManager) -> FileTransfers {
+        let directory = args.value("auto-accept")
+        let files = FileTransfers { _ in DiskSink(directory: directory ?? ".") }
+        files.autoAccept = directory != nil
+        files.attach(to: manager)
+        return files
     }
 
     static func environment(_ name: String) -> String? {

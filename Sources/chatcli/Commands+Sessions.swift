@@ -22,6 +22,7 @@ extension Commands {
             .value("ca-file", "F", "Trust this CA (PEM) for an https:// server instead of the system store."),
             .flag("json", "Print one JSON event per line (for scripts)."),
             .flag("accept-new-peer", "Trust the certificate your peer shows now, instead of the one pinned for this session."),
+            .value("auto-accept", "DIR", "Accept every file your peer sends into DIR without asking."),
             passphraseFD,
         ],
         positionals: 1...1,

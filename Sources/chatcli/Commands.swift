@@ -51,6 +51,7 @@ enum Commands {
         .flag("relay-only", "Connect only through the server's TURN relay: your peer never sees your IP addresses."),
         .flag("hard-nat-probing", "Experimental: against a symmetric NAT, find a direct path by probing many ports (both sides need it)."),
         .flag("json", "Print one JSON event per line (for scripts)."),
+        .value("auto-accept", "DIR", "Accept every file your peer sends (/send) into DIR without asking (else /accept puts it in the current folder)."),
         .flag("no-store", "Do not save this session."),
         .value("name", "NAME", "Save the session under this name (default: the code)."),
         passphraseFD,
@@ -144,5 +145,5 @@ enum Commands {
             """
     )
 
-    static let all = [create, join, lan, serve, doctor, resume] + sessions + [help, version, completion]
+    static let all = [create, join, send, receive, lan, serve, doctor, resume] + sessions + [help, version, completion]
 }

@@ -73,7 +73,7 @@ import Testing
         #expect(try Self.bashComplete(script, ["chatcli", "cr"]) == ["create"])
         #expect(try Self.bashComplete(script, ["chatcli", "sessions", "r"]) == ["rename", "rm"])
         #expect(try Self.bashComplete(script, ["chatcli", "serve", "--turn-s"]) == ["--turn-secret-file"])
-        #expect(try Self.bashComplete(script, ["chatcli", "help", "se"]) == ["serve", "sessions"])
+        #expect(try Self.bashComplete(script, ["chatcli", "help", "se"]) == ["send", "serve", "sessions"])
         #expect(try Self.bashComplete(script, ["chatcli", "completion", "z"]) == ["zsh"])
         for (command, options) in try Self.commandsAndOptions() {
             let words = ["chatcli"] + command.split(separator: " ").map(String.init) + ["--"]

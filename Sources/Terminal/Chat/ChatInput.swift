@@ -22,6 +22,12 @@ public enum ChatInput: Equatable, Sendable {
         }
         let words = line.dropFirst().split(whereSeparator: { $0 == " " || $0 == "\t" })
         let name = words.first.map { $0.lowercased() } ?? ""
+        if name == "send" {
+            // The path verbatim: file names may hold runs of spaces.
+            let path = line.dropFirst(5).drop(while: { $0 == " " || $0 == "\t" })
+            self = path.isEmpty ? .usage("Type /send followed by a file or folder, e.g. /send ~/report.pdf.") : .command(.send(String(path)))
+            return
+        }
         let rest = words.dropFirst().joined(separator: " ")
         self = Self.command(name, rest)
     }
@@ -36,6 +42,16 @@ public enum ChatInput: Equatable, Sendable {
             case "ok": return .command(.verifyOK)
             default: return .usage("Type /verify to see the safety words, or /verify ok once you compared them and they matched.")
             }
+        case "accept", "decline", "cancel":
+            let id: Int?
+            if rest.isEmpty {
+                id = nil
+            } else if let n = Int(rest.hasPrefix("#") ? String(rest.dropFirst()) : rest), n > 0 {
+                id = n
+            } else {
+                return .usage("Type /\(name) alone for the latest transfer, or /\(name) N for transfer #N.")
+            }
+            return .command(name == "accept" ? .accept(id) : name == "decline" ? .decline(id) : .cancel(id))
         default:
             guard let command = SlashCommand.simple[name] else { return .unknown("/" + name) }
             return rest.isEmpty ? .command(command) : .usage("/\(name) takes no arguments.")
@@ -46,6 +62,10 @@ public enum ChatInput: Equatable, Sendable {
 public enum SlashCommand: Equatable, Sendable {
     case help, quit, leave, status, verify, verifyOK, clear, show
     case name(String)
+    /// `/send PATH`: offer a file or folder.
+    case send(String)
+    /// `/accept [N]`, `/decline [N]`, `/cancel [N]`: nil means the latest.
+    case accept(Int?), decline(Int?), cancel(Int?)
 
     static let simple: [String: SlashCommand] = [
         "help": .help, "quit": .quit, "leave": .leave, "status": .status, "clear": .clear, "show": .show,
@@ -59,6 +79,9 @@ public enum SlashCommand: Equatable, Sendable {
           /verify        show the safety words and how to compare them with your peer
           /verify ok     after comparing aloud: mark your peer verified and tell them
           /name NAME     the name your peer sees for you
+          /send PATH     offer a file or folder to your peer (progress shows in the prompt)
+          /accept [N]    accept the offer your peer made (the latest, or #N); /decline [N] refuses it
+          /cancel [N]    stop a transfer in either direction (what arrived is kept for a resume)
           /show          the last long message in full (a message over \(InteractiveChat.foldedLines) lines is folded)
           /clear         clear the screen
           /leave         close the connection and leave the room now

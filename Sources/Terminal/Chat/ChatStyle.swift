@@ -66,7 +66,8 @@ public struct ChatStyle: Sendable {
     /// `[connected · direct · verified] > `, `[peer away · 2 waiting] > ` and
     /// the like: `waiting` counts the messages typed that have not reached
     /// the peer yet.
-    public func prompt(_ phase: ChatPhase, reconnecting: Bool, verified: Bool, waiting: Int = 0) -> String {
+    /// `transfers`: file transfers under way, e.g. `↑ big.iso 45% · 12.0 MB/s · 0:04 left`.
+    public func prompt(_ phase: ChatPhase, reconnecting: Bool, verified: Bool, waiting: Int = 0, transfers: String = "") -> String {
         let color: String
         switch phase {
         case .connected: color = "32"
@@ -76,6 +77,7 @@ public struct ChatStyle: Sendable {
         default: color = "33"
         }
         let label = Self.label(phase, reconnecting: reconnecting, verified: verified) + (waiting > 0 ? " · \(waiting) waiting" : "")
+            + (transfers.isEmpty ? "" : " · " + transfers)
         return promptPaint("[" + label + "]", color) + " > "
     }
 

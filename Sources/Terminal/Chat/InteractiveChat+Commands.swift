@@ -67,6 +67,10 @@ extension InteractiveChat {
         case .verify: showSafetyWords()
         case .verifyOK: markVerified()
         case .name(let raw): rename(raw)
+        case .send(let path): offer(path)
+        case .accept(let id): answer(id, accept: true)
+        case .decline(let id): answer(id, accept: false)
+        case .cancel(let id): cancelTransfer(id)
         }
         updatePrompt()
     }

@@ -25,6 +25,10 @@ public final class InteractiveChat {
     var myName: String?
     var peerName: String?
     var lastInterrupt: Instant?
+    /// File transfers on this chat (`/send`, `/accept`), when wired.
+    public var files: FileTransfers? {
+        didSet { files?.onUpdate = { [weak self] in self?.transferUpdate($0) } }
+    }
     /// The last message shortened on screen, for `/show`.
     var lastFolded: (time: String, kind: ChatStyle.Kind, text: String)?
     /// The most screen lines one message takes before it is folded.
@@ -121,7 +125,7 @@ public final class InteractiveChat {
 
     func updatePrompt() {
         let prompt = style.prompt(manager.phase, reconnecting: everConnected, verified: safetyWords.verified,
-                                  waiting: manager.undeliveredMessages)
+                                  waiting: manager.undeliveredMessages, transfers: transferStatus)
         guard prompt != editor.prompt else { return }
         editor.setPrompt(prompt)
     }

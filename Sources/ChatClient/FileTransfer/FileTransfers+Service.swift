@@ -1,0 +1,221 @@
+import FileTransfer
+import PeerConnection
+import SCTP
+
+/// The data path: channel events in, messages out, bounded by the send buffer.
+extension FileTransfers {
+    /// Called by `ChatManager` after every pump of a connection (data moved,
+    /// acknowledgements arrived) and after each request of the user.
+    func service() {
+        guard !servicing, let manager else { return }
+        servicing = true
+        defer { servicing = false }
+        let now = manager.now
+        guard let pc = manager.connection else { return }
+        if pc !== connection { switchConnection(to: pc) }
+        pc.routesChannels = true
+        guard pc.isOpen else { return }
+        var moved = true
+        var rounds = 0
+        while moved && rounds < 64 {
+            rounds += 1
+            moved = false
+            startWaiting(on: pc)
+            while let event = pc.pollChannelEvent() {
+                handle(event, on: pc)
+                moved = true
+            }
+            for t in transfers.values.sorted(by: { $0.id < $1.id }) where !t.finished {
+                if drain(t, on: pc) { moved = true }
+                report(t, now: now)
+            }
+            if moved {
+                pc.flushChannels()
+                manager.pumpLinks()   // out to the network now; acknowledgements come back through `service`
+            }
+        }
+    }
+
+    /// A new connection (the peer's process came back, or ours): what ran on
+    /// the old one was cut off. Our offers go out again; the peer's come again.
+    func switchConnection(to pc: PeerConnection) {
+        for t in transfers.values where !t.finished && t.channel != nil {
+            t.channel = nil
+            if t.sender != nil, t.source?.canSeek == true {
+                t.sender = nil
+                waiting.append(t.id)
+                onUpdate?(.interrupted(id: t.id, .sending))
+            } else if let receiver = t.receiver, !receiver.isFinished {
+                receiver.channelClosed()
+                finish(t, .interrupted(id: t.id, .receiving))
+            } else {
+                t.sender?.channelClosed()
+                finishWithEvents(t)
+            }
+        }
+        connection = pc
+    }
+
+    func startWaiting(on pc: PeerConnection) {
+        guard !waiting.isEmpty else { return }
+        let ids = waiting
+        waiting = []
+        for id in ids {
+            guard let t = transfers[id], let source = t.source, !t.finished else { continue }
+            do {
+                let channel = try pc.openChannel(label: Self.channelLabel, protocolName: Self.protocolName)
+                let sender = FileSender(source: source)
+                t.sender = sender
+                t.channel = channel
+                sender.start()
+            } catch {
+                finish(t, .failed(id: id, .sending, reason: error.description))
+            }
+        }
+    }
+
+    func handle(_ event: DataChannelEvent, on pc: PeerConnection) {
+        switch event {
+        case .channelOpen(let channel, let label):
+            guard label == Self.channelLabel, transfer(on: channel) == nil else { return }
+            let t = Transfer(id: nextID, source: nil, total: nil)
+            nextID += 1
+            t.channel = channel
+            transfers[t.id] = t
+            // The receiver and its sink are made once the offer is known (`firstMessage`).
+        case .message(let channel, let message):
+            guard case .binary(let bytes) = message, let t = transfer(on: channel) else { return }
+            if let sender = t.sender {
+                sender.handle(message: bytes)
+            } else if let receiver = t.receiver {
+                receiver.handle(message: bytes)
+            } else {
+                firstMessage(bytes, for: t)
+            }
+        case .channelClosed(let channel):
+            guard let t = transfer(on: channel) else { return }
+            t.channel = nil
+            t.sender?.channelClosed()
+            t.receiver?.channelClosed()
+            if t.sender == nil && t.receiver == nil { t.finished = true }
+            finishWithEvents(t)
+        case .closed:
+            for t in transfers.values where t.channel != nil {
+                t.channel = nil
+                t.sender?.channelClosed()
+                t.receiver?.channelClosed()
+                finishWithEvents(t)
+            }
+        case .connected:
+            break
+        }
+    }
+
+    /// The peer's first message on a new channel must be its offer.
+    func firstMessage(_ bytes: [UInt8], for t: Transfer) {
+        guard case .offer(let offer)? = TransferMessage.decode(bytes) else {
+            let reason = "protocol violation: the first message was not a valid offer"
+            if let channel = t.channel, let pc = connection {
+                try? pc.send(binary: TransferMessage.abort(reason).encode(), on: channel)
+                pc.closeChannel(channel)
+            }
+            finish(t, .failed(id: t.id, .receiving, reason: reason))
+            return
+        }
+        let receiver = FileReceiver(sink: makeSink(offer))
+        t.meter = ProgressMeter(total: offer.totalSize)
+        t.receiver = receiver
+        receiver.handle(message: bytes)
+        _ = receiver.pollEvent()
+        if autoAccept || acceptedBefore.contains(offer) {
+            receiver.accept()
+        }
+        onUpdate?(.offered(id: t.id, offer))
+        if receiver.isAwaitingAnswer == false, !receiver.isFinished { onUpdate?(.accepted(id: t.id)) }
+    }
+
+    /// Moves one transfer's messages out; true if anything moved.
+    func drain(_ t: Transfer, on pc: PeerConnection) -> Bool {
+        guard let channel = t.channel else { return false }
+        var moved = false
+        do {
+            if let receiver = t.receiver {
+                while let m = receiver.pollMessage() {
+                    try pc.send(binary: m, on: channel)
+                    moved = true
+                }
+            }
+            if let sender = t.sender {
+                while pc.bufferedAmount < Self.highWater, var m = sender.pollMessage() {
+                    if let corruptChunk, m.count > 1, m[0] == 7 {
+                        chunksSent += 1
+                        if chunksSent == corruptChunk { m[m.count / 2] ^= 0x01 }
+                    }
+                    try pc.send(binary: m, on: channel)
+                    moved = true
+                }
+            }
+        } catch {
+            t.sender?.channelClosed()
+            t.receiver?.channelClosed()
+        }
+        finishWithEvents(t)
+        return moved
+    }
+
+    /// Hands the cores' events to the user; a finished transfer closes its channel.
+    func finishWithEvents(_ t: Transfer) {
+        let direction = t.direction
+        while let e = t.sender?.pollEvent() {
+            switch e {
+            case .accepted: onUpdate?(.accepted(id: t.id))
+            case .declined(let reason): finish(t, .declined(id: t.id, reason: reason))
+            case .fileDone(let path, let ok): onUpdate?(.fileDone(id: t.id, direction, path: path, ok: ok))
+            case .finished(let mismatches):
+                finish(t, .finished(id: t.id, direction, location: nil, mismatches: mismatches,
+                                    transferred: t.sender?.bytesSent ?? 0, resumed: t.sender?.bytesSkipped ?? 0))
+            case .failed(let reason): finish(t, .failed(id: t.id, direction, reason: reason))
+            }
+        }
+        while let e = t.receiver?.pollEvent() {
+            switch e {
+            case .offer, .fileStarted: break
+            case .fileDone(let path, let ok): onUpdate?(.fileDone(id: t.id, direction, path: path, ok: ok))
+            case .finished(let location, let mismatches):
+                finish(t, .finished(id: t.id, direction, location: location, mismatches: mismatches,
+                                    transferred: t.receiver?.bytesReceived ?? 0, resumed: t.receiver?.bytesResumed ?? 0))
+            case .failed(let reason): finish(t, .failed(id: t.id, direction, reason: reason))
+            }
+        }
+    }
+
+    func finish(_ t: Transfer, _ update: Update) {
+        guard !t.finished else { return }
+        t.finished = true
+        if let manager { t.meter.record(t.done, now: manager.now) }
+        onUpdate?(update)
+        // The sender closes the channel once the receiver confirmed (or on failure); what is queued still goes out first.
+        if let channel = t.channel, let pc = connection {
+            if let receiver = t.receiver { while let m = receiver.pollMessage() { try? pc.send(binary: m, on: channel) } }
+            if let sender = t.sender { while let m = sender.pollMessage() { try? pc.send(binary: m, on: channel) } }
+            if t.sender != nil || t.receiver?.isFinished == true && isFailure(update) { pc.closeChannel(channel) }
+        }
+    }
+
+    func isFailure(_ update: Update) -> Bool {
+        if case .failed = update { return true }
+        return false
+    }
+
+    func report(_ t: Transfer, now: Duration) {
+        guard !t.finished, t.sender != nil || t.receiver?.isAwaitingAnswer == false else { return }
+        if let last = t.lastProgress, now - last < progressInterval { return }
+        t.lastProgress = now
+        t.meter.record(t.done, now: now)
+        onUpdate?(.progress(id: t.id, t.direction, done: t.meter.done, total: t.meter.total, rate: t.meter.rate, eta: t.meter.eta))
+    }
+
+    func transfer(on channel: UInt16) -> Transfer? {
+        transfers.values.first { $0.channel == channel && !$0.finished }
+    }
+}

@@ -1,0 +1,138 @@
+import FileTransfer
+import PeerConnection
+import SCTP
+
+/// Runs file transfers over the chat's current peer connection, each on
+/// its own data channel (label `file`, FileTransfer.md): opens channels for
+/// what we send, takes the peer's, moves messages between the channels and
+/// the `FileSender`/`FileReceiver` cores, and keeps SCTP's send buffer
+/// between `lowWater` and `highWater` so chat messages never wait behind a
+/// file for long. A transfer cut off with its connection is offered again
+/// on the next one, and the receiver takes it back from its `.part`.
+public final class FileTransfers {
+    public static let channelLabel = "file"
+    public static let protocolName = "chatcli-file/1"
+    /// Refill the send buffer while it holds less than this.
+    public static let highWater = 1 << 20
+
+    public enum Direction: Sendable { case sending, receiving }
+
+    /// What happened, for the user (`id`: the local transfer number).
+    public enum Update: Equatable, Sendable {
+        /// The peer offers something; `accept(id)` or `decline(id)`.
+        case offered(id: Int, TransferOffer)
+        /// We offered; waiting for the peer's answer.
+        case sending(id: Int, TransferOffer, skipped: [String])
+        case accepted(id: Int)
+        case declined(id: Int, reason: String)
+        case progress(id: Int, Direction, done: UInt64, total: UInt64?, rate: Double?, eta: Duration?)
+        case fileDone(id: Int, Direction, path: String, ok: Bool)
+        /// `transferred`: bytes that crossed the channel; `resumed`: bytes the receiver already had.
+        case finished(id: Int, Direction, location: String?, mismatches: Int, transferred: UInt64, resumed: UInt64)
+        case failed(id: Int, Direction, reason: String)
+        /// Cut off with its connection; resumes on the next one.
+        case interrupted(id: Int, Direction)
+    }
+
+    final class Transfer {
+        let id: Int
+        var channel: UInt16?
+        var sender: FileSender?
+        var receiver: FileReceiver?
+        let source: TransferSource?
+        var meter: ProgressMeter
+        var lastProgress: Duration?
+        var finished = false
+        var closeWhenFlushed = false
+
+        init(id: Int, source: TransferSource?, total: UInt64?) {
+            self.id = id
+            self.source = source
+            meter = ProgressMeter(total: total)
+        }
+        var direction: Direction { source != nil ? .sending : .receiving }
+        var done: UInt64 { sender?.bytesDone ?? receiver?.bytesDone ?? 0 }
+    }
+
+    /// Where accepted files go.
+    public var makeSink: (TransferOffer) -> TransferSink
+    /// Accept every offer without asking (`--auto-accept DIR`, `receive --yes`).
+    public var autoAccept = false
+    public var onUpdate: ((Update) -> Void)?
+    /// Tests only (`CHATCLI_TEST_CORRUPT_CHUNK`): flip a bit in the Nth DATA
+    /// chunk after it was hashed, as a faulty link would, to prove the
+    /// receiver notices.
+    public var corruptChunk: Int?
+    var chunksSent = 0
+    /// How often progress is reported.
+    public var progressInterval: Duration = .milliseconds(250)
+
+    weak var manager: ChatManager?
+    weak var connection: PeerConnection?
+    var transfers: [Int: Transfer] = [:]
+    var nextID = 1
+    /// Offers of ours waiting for a connection (new, or cut off and to resume).
+    var waiting: [Int] = []
+    /// Offers we accepted that were cut off: the same offer again resumes without asking.
+    var acceptedBefore: [TransferOffer] = []
+    var servicing = false
+
+    public init(makeSink: @escaping (TransferOffer) -> TransferSink) { self.makeSink = makeSink }
+
+    /// Follows `manager`'s connections from now on.
+    public func attach(to manager: ChatManager) {
+        self.manager = manager
+        manager.files = self
+    }
+
+    // MARK: The user's requests
+
+    /// Offers `source` to the peer (now, or once connected); the transfer's id.
+    @discardableResult
+    public func send(_ source: TransferSource, skipped: [String] = []) -> Int {
+        let t = Transfer(id: nextID, source: source, total: source.offer.totalSize)
+        nextID += 1
+        transfers[t.id] = t
+        waiting.append(t.id)
+        onUpdate?(.sending(id: t.id, source.offer, skipped: skipped))
+        service()
+        return t.id
+    }
+
+    /// Offers from the peer not yet answered, oldest first.
+    public var pendingOffers: [Int] {
+        transfers.values.filter { $0.receiver?.isAwaitingAnswer == true }.map(\.id).sorted()
+    }
+
+    public func accept(_ id: Int) {
+        guard let t = transfers[id], let receiver = t.receiver, receiver.isAwaitingAnswer else { return }
+        if let offer = receiver.offer { acceptedBefore.append(offer) }
+        receiver.accept()
+        service()
+    }
+
+    public func decline(_ id: Int, reason: String = "declined") {
+        guard let t = transfers[id], let receiver = t.receiver else { return }
+        receiver.decline(reason)
+        service()
+    }
+
+    /// Stops a transfer (either direction) and tells the peer.
+    public func cancel(_ id: Int, reason: String = "cancelled") {
+        guard let t = transfers[id], !t.finished else { return }
+        waiting.removeAll { $0 == id }
+        t.sender?.cancel(reason)
+        t.receiver?.cancel(reason)
+        if t.sender == nil && t.receiver == nil { finish(t, .failed(id: id, t.direction, reason: reason)) }
+        service()
+    }
+
+    /// Progress of the transfers under way, for the status line.
+    public var active: [(id: Int, direction: Direction, name: String, meter: ProgressMeter)] {
+        transfers.values.filter { !$0.finished && ($0.sender != nil || $0.receiver?.isAwaitingAnswer == false) }
+            .sorted { $0.id < $1.id }
+            .compactMap { t in (t.sender?.offer ?? t.receiver?.offer).map { (t.id, t.direction, $0.name, t.meter) } }
+    }
+
+    public var isIdle: Bool { transfers.values.allSatisfy(\.finished) }
+}

@@ -1,0 +1,242 @@
+/// The receiving side of one transfer as a sans-IO state machine. It
+/// trusts nothing: every name becomes a `SafePath` or the transfer stops,
+/// no file grows past its entry's size, the entries together never exceed
+/// the offered size and count, and messages out of order end the transfer.
+/// Bytes go to a `TransferSink`.
+public final class FileReceiver {
+    public enum Event: Equatable, Sendable {
+        /// What the sender offers; answer with `accept()` or `decline(_:)`.
+        case offer(TransferOffer)
+        /// A file's data starts (`resumedFrom`: bytes already here, proven by hash).
+        case fileStarted(path: String, size: UInt64, resumedFrom: UInt64)
+        case fileDone(path: String, ok: Bool)
+        /// Everything is in place at `location`; `mismatches` files failed verification.
+        case finished(location: String, mismatches: Int)
+        case failed(String)
+    }
+
+    enum State: Equatable {
+        case awaitingOffer, awaitingUser, awaitingEntry, awaitingStart, receiving, finished, failed
+    }
+
+    public let sink: TransferSink
+    var state: State = .awaitingOffer
+    public private(set) var offer: TransferOffer?
+    var entriesSeen: UInt64 = 0
+    var offeredBytesClaimed: UInt64 = 0
+    var current: (entry: TransferEntry, path: SafePath)?
+    var existing: UInt64 = 0
+    var received: UInt64 = 0
+    var hasher = SHA256()
+    var prefixHasher: SHA256?
+    var outbox: [[UInt8]] = []
+    var events: [Event] = []
+    var mismatches = 0
+
+    /// File bytes written, and bytes that were already here (resumed).
+    public private(set) var bytesReceived: UInt64 = 0
+    public private(set) var bytesResumed: UInt64 = 0
+
+    public init(sink: TransferSink) { self.sink = sink }
+
+    public var isFinished: Bool { state == .finished || state == .failed }
+    /// The offer is shown and waits for `accept()` or `decline(_:)`.
+    public var isAwaitingAnswer: Bool { state == .awaitingUser }
+    public var bytesDone: UInt64 { bytesReceived + bytesResumed }
+
+    public func pollMessage() -> [UInt8]? { outbox.isEmpty ? nil : outbox.removeFirst() }
+    public func pollEvent() -> Event? { events.isEmpty ? nil : events.removeFirst() }
+
+    // MARK: The user's answer
+
+    public func accept() {
+        guard state == .awaitingUser, let offer else { return }
+        do {
+            try sink.begin(offer, name: try SafePath(name: offer.name))
+        } catch let refusal as SafePath.Refusal {
+            return stop("the offered name has \(refusal)")
+        } catch let error as TransferError {
+            return stop(error.message)
+        } catch {
+            return stop("\(error)")
+        }
+        outbox.append(TransferMessage.accept.encode())
+        state = .awaitingEntry
+    }
+
+    public func decline(_ reason: String = "declined") {
+        guard state == .awaitingUser else { return }
+        outbox.append(TransferMessage.decline(reason).encode())
+        state = .finished
+    }
+
+    /// Stops the transfer (Ctrl-C, a local failure) and tells the sender why.
+    public func cancel(_ reason: String) { stop(reason) }
+
+    public func channelClosed() {
+        guard !isFinished else { return }
+        sink.abandon()
+        fail("the connection to the sender closed before the transfer ended")
+    }
+
+    // MARK: Input
+
+    public func handle(message bytes: [UInt8]) {
+        guard !isFinished else { return }
+        guard let message = TransferMessage.decode(bytes) else { return stop("protocol violation: an undecodable message") }
+        switch (state, message) {
+        case (_, .abort(let reason)):
+            sink.abandon()
+            fail("the sender stopped the transfer: \(reason)")
+        case (.awaitingOffer, .offer(let offer)):
+            self.offer = offer
+            state = .awaitingUser
+            events.append(.offer(offer))
+        case (.awaitingEntry, .entry(let entry)):
+            handleEntry(entry)
+        case (.awaitingEntry, .done):
+            finishAll()
+        case (.awaitingStart, .start(let offset)):
+            handleStart(offset)
+        case (.receiving, .data(let chunk)):
+            handleData(chunk)
+        case (.receiving, .end(let sha256)):
+            handleEnd(sha256)
+        default:
+            stop("protocol violation: an unexpected message")
+        }
+    }
+
+    func handleEntry(_ entry: TransferEntry) {
+        guard let offer else { return }
+        entriesSeen += 1
+        guard entriesSeen <= UInt64(offer.fileCount) + UInt64(offer.folderCount) else { return stop("the sender sent more entries than it offered") }
+        let path: SafePath
+        do {
+            path = try SafePath(relative: entry.path)
+        } catch {
+            return stop("the sender sent a path with \(error)")
+        }
+        if !offer.isFolder {
+            guard entry.kind == .file, entriesSeen == 1, entry.path == offer.name else { return stop("the sender sent an entry it did not offer") }
+        }
+        do {
+            if entry.kind == .folder {
+                try sink.makeFolder(path, mode: entry.mode)
+                return
+            }
+            if !offer.isStream {
+                let (sum, overflow) = offeredBytesClaimed.addingReportingOverflow(entry.size)
+                guard !overflow, sum <= offer.totalSize else { return stop("the sender sent more bytes than it offered") }
+                offeredBytesClaimed = sum
+            } else if entry.size != TransferMessage.unknownSize {
+                return stop("the sender sent an entry it did not offer")
+            }
+            existing = try sink.openFile(path, size: entry.size)
+            current = (entry, path)
+            prefixHasher = try proveExisting()
+        } catch {
+            return stop(error.message)
+        }
+        let prefix = prefixHasher ?? SHA256()
+        outbox.append(TransferMessage.resume(offset: existing, prefixHash: prefix.digest()).encode())
+        state = .awaitingStart
+    }
+
+    /// Hashes what is already in the partial file (at most the entry's size).
+    func proveExisting() throws(TransferError) -> SHA256 {
+        let h = SHA256()
+        guard let current, existing > 0 else { return h }
+        existing = min(existing, current.entry.size)
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var done: UInt64 = 0
+        while done < existing {
+            let want = Int(min(UInt64(buffer.count), existing - done))
+            let n = try buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(TransferError) in
+                    try sink.readExisting(offset: done, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<want]))
+                }
+            }.get()
+            guard n > 0 else { break }
+            h.update(buffer[0..<n])
+            done += UInt64(n)
+        }
+        existing = done
+        return h
+    }
+
+    func handleStart(_ offset: UInt64) {
+        guard let current else { return }
+        guard offset == 0 || offset == existing else { return stop("protocol violation: a start offset that was not proposed") }
+        do {
+            if offset == 0 {
+                hasher = SHA256()
+                try sink.truncate(to: 0)
+            } else {
+                hasher = prefixHasher ?? SHA256()
+                try sink.truncate(to: offset)
+                bytesResumed += offset
+            }
+        } catch {
+            return stop(error.message)
+        }
+        prefixHasher = nil
+        received = offset
+        state = .receiving
+        events.append(.fileStarted(path: current.path.description, size: current.entry.size, resumedFrom: offset))
+    }
+
+    func handleData(_ chunk: ArraySlice<UInt8>) {
+        guard let current else { return }
+        let (sum, overflow) = received.addingReportingOverflow(UInt64(chunk.count))
+        guard !overflow, sum <= current.entry.size else { return stop("the sender sent more bytes than it offered for \(current.path)") }
+        do {
+            try sink.write(chunk)
+        } catch {
+            return stop(error.message)
+        }
+        hasher.update(chunk)
+        received = sum
+        bytesReceived += UInt64(chunk.count)
+    }
+
+    func handleEnd(_ sha256: [UInt8]) {
+        guard let current else { return }
+        let known = current.entry.size != TransferMessage.unknownSize
+        guard !known || received == current.entry.size else { return stop("the sender ended \(current.path) before its offered size") }
+        let ok = hasher.digest() == sha256
+        do {
+            try sink.closeFile(mode: current.entry.mode, verified: ok)
+        } catch {
+            return stop(error.message)
+        }
+        if !ok { mismatches += 1 }
+        self.current = nil
+        outbox.append(TransferMessage.result(ok: ok).encode())
+        events.append(.fileDone(path: current.path.description, ok: ok))
+        state = .awaitingEntry
+    }
+
+    func finishAll() {
+        do {
+            let location = try sink.finish()
+            outbox.append(TransferMessage.complete.encode())
+            state = .finished
+            events.append(.finished(location: location, mismatches: mismatches))
+        } catch {
+            stop(error.message)
+        }
+    }
+
+    func stop(_ reason: String) {
+        guard !isFinished else { return }
+        outbox.append(TransferMessage.abort(reason).encode())
+        if state != .awaitingOffer && state != .awaitingUser { sink.abandon() }
+        fail(reason)
+    }
+
+    func fail(_ reason: String) {
+        state = .failed
+        events.append(.failed(reason))
+    }
+}

@@ -1,0 +1,40 @@
+/// A problem a user can act on, as one sentence (disk full, permission
+/// denied, a refused name, a protocol violation by the peer).
+public struct TransferError: Error, Equatable, Sendable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// Where a sender's bytes come from: the entries in order (each folder
+/// before what it holds) and their contents. `DiskSource` reads files and
+/// folders, `StreamSource` stdin; the tests use memory.
+public protocol TransferSource: AnyObject {
+    var offer: TransferOffer { get }
+    var entries: [TransferEntry] { get }
+    /// False for a pipe: a resume offset is then ignored and data starts at 0.
+    var canSeek: Bool { get }
+    /// Reads up to `buffer.count` bytes of entry `index` from `offset`; 0 at its end.
+    func read(entry index: Int, offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(TransferError) -> Int
+}
+
+/// Where a receiver's bytes go. One file is open at a time; partial data
+/// stays on disk (`NAME.part`) when the transfer stops, for a later resume.
+public protocol TransferSink: AnyObject {
+    /// Prepares the target for `offer`, whose name is already sanitized.
+    func begin(_ offer: TransferOffer, name: SafePath) throws(TransferError)
+    /// A folder inside the offered folder.
+    func makeFolder(_ path: SafePath, mode: UInt16) throws(TransferError)
+    /// Opens (creating if needed) the partial file for `path`; the length already there.
+    func openFile(_ path: SafePath, size: UInt64) throws(TransferError) -> UInt64
+    /// Reads bytes already in the open file (to prove its prefix).
+    func readExisting(offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(TransferError) -> Int
+    func truncate(to length: UInt64) throws(TransferError)
+    func write(_ bytes: ArraySlice<UInt8>) throws(TransferError)
+    /// Closes the open file: kept with `mode` when `verified`, else removed.
+    func closeFile(mode: UInt16, verified: Bool) throws(TransferError)
+    /// Everything arrived: moves it into place; where it ended up.
+    func finish() throws(TransferError) -> String
+    /// The transfer stopped early: close what is open, keep partial data.
+    func abandon()
+}

@@ -1,0 +1,108 @@
+import ChatClient
+import FileTransfer
+import Glibc
+
+/// `/send`, `/accept`, `/decline`, `/cancel` and what transfers report:
+/// offers and results as lines above the prompt, progress in the prompt.
+extension InteractiveChat {
+    func offer(_ raw: String) {
+        guard let files else {
+            show(.error, "File transfer is not available in this chat.")
+            return
+        }
+        var path = raw
+        while path.count > 1 && path.hasSuffix(" ") { path.removeLast() }
+        if path == "~" || path.hasPrefix("~/"), let home = getenv("HOME") { path = String(cString: home) + path.dropFirst() }
+        do {
+            let source = try DiskSource(path: path)
+            guard (try? SafePath(name: source.offer.name)) != nil else {
+                show(.error, "\(TerminalText.sanitize(path)) has a name your peer would refuse (control characters, a reserved name or a trailing dot).")
+                return
+            }
+            files.send(source, skipped: source.skipped)
+        } catch {
+            show(.error, "Cannot send: \(TerminalText.sanitize(error.message)).")
+        }
+    }
+
+    func answer(_ id: Int?, accept: Bool) {
+        guard let files, let id = id ?? files.pendingOffers.last else {
+            show(.error, "Your peer has offered nothing to \(accept ? "accept" : "decline").")
+            return
+        }
+        guard files.pendingOffers.contains(id) else {
+            show(.error, "Transfer #\(id) is not waiting for an answer.")
+            return
+        }
+        if accept {
+            files.accept(id)
+        } else {
+            files.decline(id)
+            show(.notice, "Declined #\(id).")
+        }
+    }
+
+    func cancelTransfer(_ id: Int?) {
+        guard let files, let id = id ?? files.active.last?.id ?? files.pendingOffers.last else {
+            show(.error, "No transfer is under way.")
+            return
+        }
+        if files.pendingOffers.contains(id) {
+            files.decline(id)
+        } else {
+            files.cancel(id)
+        }
+    }
+
+    /// The prompt's part for transfers: each one under way, arrow and percentage first.
+    var transferStatus: String {
+        guard let files else { return "" }
+        return files.active.map { t in
+            let arrow = t.direction == .sending ? "↑" : "↓"
+            var name = TerminalText.sanitize(t.name)
+            if name.count > 20 { name = String(name.prefix(19)) + "…" }
+            var parts = ["\(arrow) #\(t.id) \(name)"]
+            if let fraction = t.meter.fraction { parts.append("\(Int(min(1, fraction) * 100))%") }
+            if let rate = t.meter.rate { parts.append(ProgressMeter.bytes(UInt64(rate)) + "/s") }
+            if let eta = t.meter.eta { parts.append(ProgressMeter.clock(eta) + " left") }
+            return parts.joined(separator: " ")
+        }.joined(separator: " · ")
+    }
+
+    func transferUpdate(_ update: FileTransfers.Update) {
+        switch update {
+        case .offered(let id, let offer):
+            if files?.pendingOffers.contains(id) == true {
+                show(.important, "Your peer offers \(TransferPrinter.describe(offer)) as #\(id): /accept to receive it, /decline to refuse.")
+            } else {
+                show(.important, "Your peer sends \(TransferPrinter.describe(offer)) as #\(id); receiving.")
+            }
+        case .sending(let id, let offer, let skipped):
+            show(.notice, "Offered \(TransferPrinter.describe(offer)) as #\(id); waiting for your peer to accept.")
+            if !skipped.isEmpty {
+                show(.notice, "Left out (\(skipped.count)): " + skipped.prefix(5).map(TerminalText.sanitize).joined(separator: "; ") + (skipped.count > 5 ? "; …" : ""))
+            }
+        case .accepted(let id):
+            show(.notice, "Transfer #\(id) accepted; progress shows in the prompt.")
+        case .declined(let id, let reason):
+            show(.error, "Your peer declined #\(id) (\(TerminalText.sanitize(reason))).")
+        case .progress:
+            break
+        case .fileDone(let id, _, let path, let ok):
+            if !ok { show(.error, "#\(id): \(TerminalText.sanitize(path)) arrived corrupted (SHA-256 mismatch) and was not kept.") }
+        case .finished(let id, let direction, let location, let mismatches, _, _):
+            let verdict = mismatches == 0 ? "verified (SHA-256)" : "\(mismatches) file\(mismatches == 1 ? "" : "s") failed verification"
+            if direction == .sending {
+                show(mismatches == 0 ? .important : .error, "Sent #\(id): \(verdict).")
+            } else {
+                show(mismatches == 0 ? .important : .error, "Received #\(id) into \(TerminalText.sanitize(location ?? "?")): \(verdict).")
+            }
+        case .failed(let id, _, let reason):
+            show(.error, "Transfer #\(id) failed: \(TerminalText.sanitize(reason)).")
+        case .interrupted(let id, let direction):
+            show(.notice, direction == .sending ? "Transfer #\(id) was cut off; it resumes when the connection is back."
+                 : "Transfer #\(id) was cut off; what arrived is kept and resumes when your peer sends it again.")
+        }
+        updatePrompt()
+    }
+}

@@ -1,0 +1,233 @@
+import ChatClient
+import FileTransfer
+import Glibc
+import Runtime
+import Signaling
+import Terminal
+import Wire
+
+/// `chatcli send PATH...` and `chatcli receive CODE`: a chat session with no
+/// chat in it, running `FileTransfers` on its connection. The sender creates
+/// the room (and prints the code), offers each path on its own channel and
+/// leaves once the receiver confirmed them all; the receiver joins, answers
+/// the offers and stays until the sender leaves.
+enum TransferCommand {
+    static func usage(_ message: String) -> Int32 {
+        Output.write("chatcli: \(message)\n", to: 2)
+        return 2
+    }
+
+    static func send(_ args: ParsedArguments) -> Int32 {
+        let text = args.value("expires") ?? "3600"
+        guard let seconds = Int(text), (60...86400).contains(seconds) else {
+            return usage("--expires takes a number of seconds from 60 to 86400, not '\(text)'")
+        }
+        guard args.positionals.filter({ $0 == "-" }).count <= 1 else { return usage("standard input (-) can be sent only once") }
+        let streamName = args.value("name") ?? "stdin"
+        guard (try? SafePath(name: streamName)) != nil else {
+            return usage("--name takes a plain file name (no '/', control characters or '..'), not '\(streamName)'")
+        }
+        var sources: [(TransferSource, [String])] = []
+        for path in args.positionals {
+            if path == "-" {
+                sources.append((StreamSource(name: streamName), []))
+                continue
+            }
+            do {
+                let source = try DiskSource(path: path)
+                guard (try? SafePath(name: source.offer.name)) != nil else {
+                    Output.write("chatcli: \(path) has a name a receiver would refuse (control characters, a reserved name or a trailing dot)\n", to: 2)
+                    return 1
+                }
+                sources.append((source, source.skipped))
+            } catch {
+                Output.write("chatcli: \(error.message)\n", to: 2)
+                return 1
+            }
+        }
+        let files = FileTransfers { _ in StreamSink(fd: -1) }
+        files.corruptChunk = ChatCommand.environment("CHATCLI_TEST_CORRUPT_CHUNK").flatMap { Int($0) }
+        var outcome = Outcome(expected: sources.count)
+        return run(mode: .create(expiresIn: seconds), args: args, eventsFD: 1, files: files, outcome: &outcome) { manager in
+            for (source, skipped) in sources { files.send(source, skipped: skipped) }
+        } onUpdate: { update, manager in
+            switch update {
+            case .offered(let id, _): files.decline(id, reason: "this peer only sends")
+            default: break
+            }
+        }
+    }
+
+    static func receive(_ args: ParsedArguments) -> Int32 {
+        let raw = args.positionals[0]
+        guard let pairing = PairingCode(userInput: raw) else {
+            return usage(PairingCode.unknownWord(in: raw).map { "'\($0)' is not one of the code's words: check the code your peer gave you." }
+                         ?? ClientError.invalidCode(raw).message)
+        }
+        let code = pairing.locator
+        let out = args.value("out") ?? "."
+        let toStdout = out == "-"
+        if !toStdout {
+            var st = stat()
+            guard stat(out, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return usage("--out \(out): no such folder") }
+        }
+        let overwrite = args.has("overwrite")
+        let files = FileTransfers { _ -> TransferSink in toStdout ? StreamSink(fd: 1) : DiskSink(directory: out, overwrite: overwrite) }
+        files.autoAccept = args.has("yes")
+        let asker = OfferQuestion(files: files)
+        var outcome = Outcome(expected: nil)
+        // With --out -, standard output carries the file: events go to stderr.
+        return run(mode: .join(code: code), args: args, eventsFD: toStdout ? 2 : 1, files: files, outcome: &outcome) { manager in
+            asker.loop = manager
+            manager.codeSecret = pairing.secret   // the whole code: the PAKE proves the sender
+        } onUpdate: { update, manager in
+            guard case .offered(let id, _) = update, !files.autoAccept, files.pendingOffers.contains(id) else { return }
+            asker.ask(id)
+        }
+    }
+
+    /// How the transfers ended, for the exit status.
+    struct Outcome {
+        var expected: Int?
+        var finished = 0
+        var failed = 0
+        var allDone: Bool { expected.map { finished + failed >= $0 } ?? false }
+        var status: Int32 { failed == 0 && finished > 0 && (expected.map { finished >= $0 } ?? true) ? 0 : 1 }
+    }
+
+    static func run(mode: ChatManager.Mode, args: ParsedArguments, eventsFD: Int32, files: FileTransfers, outcome: inout Outcome,
+                    start: (ChatManager) -> Void, onUpdate: @escaping (FileTransfers.Update, ChatManager) -> Void) -> Int32 {
+        let json = args.has("json")
+        let serverText = args.value("server") ?? ChatCommand.environment("CHATCLI_SERVER") ?? Commands.defaultServer
+        guard let server = ServerURL(serverText) else {
+            return usage("'\(serverText)' is not a server URL: use http://HOST:PORT or https://HOST")
+        }
+        guard let iceServers = ICEServerOptions.entries(args) else { return 2 }
+        let loop: EventLoop
+        let connector: Connector
+        do {
+            loop = try EventLoop()
+            connector = try Connector(loop: loop, server: server, caFile: args.value("ca-file"))
+        } catch {
+            Output.write("chatcli: cannot start: \(error)\n", to: 2)
+            return 1
+        }
+        let printer = EventPrinter(jsonMode: json)
+        let progress = TransferPrinter(jsonMode: json, jsonFD: eventsFD)
+        let isSender = { if case .create = mode { true } else { false } }()
+        printer.sink = { event in
+            progress.clearBar()
+            switch event {
+            case .message, .controlReady, .control: return   // no chat here
+            case .code(let code, _, let server) where !json:
+                let option = server.map { " --server \($0)" } ?? ""
+                Output.write("Your code: \(code.prefix(3)) \(code.dropFirst(3))\nOn the other machine, run:  chatcli receive \(code)\(option)\n", to: 2)
+            case .peerLeft where !isSender:
+                return
+            default:
+                if json {
+                    if let object = event.json { Output.write(object.serialized + "\n", to: eventsFD) }
+                } else if let sentence = event.sentence {
+                    Output.write(sentence + "\n", to: 2)
+                }
+            }
+        }
+        let manager = ChatManager(loop: loop, connector: connector, mode: mode, onEvent: printer.emit)
+        manager.extraICEServers = iceServers
+        manager.relayOnly = args.has("relay-only")
+        if server.description != Commands.defaultServer { manager.inviteServer = server.description }
+        files.attach(to: manager)
+        var result = outcome
+        files.onUpdate = { update in
+            progress.print(update)
+            switch update {
+            case .finished(_, _, _, let mismatches, _, _): if mismatches == 0 { result.finished += 1 } else { result.failed += 1 }
+            case .failed, .declined: result.failed += 1
+            default: break
+            }
+            onUpdate(update, manager)
+            if isSender, result.allDone { manager.quit() }
+        }
+        do {
+            try loop.onSignal([SIGINT, SIGTERM]) { manager.interrupt(signal: $0) }
+        } catch {
+            Output.write("chatcli: cannot start: \(error)\n", to: 2)
+            return 1
+        }
+        start(manager)
+        let status = manager.run()
+        progress.clearBar()
+        outcome = result
+        if status >= 128 { return status }
+        if !isSender, result.finished + result.failed == 0 {
+            Output.write("chatcli: your peer left without sending anything\n", to: 2)
+            return 1
+        }
+        if !files.isIdle {
+            Output.write("chatcli: the connection ended before the transfer did; run the same commands again to resume\n", to: 2)
+            return 1
+        }
+        return result.status
+    }
+}
+
+/// Puts each offer to the person at the terminal, one at a time (declined
+/// when standard input is not a terminal: scripts pass --yes).
+final class OfferQuestion {
+    let files: FileTransfers
+    weak var loop: ChatManager?
+    var queue: [Int] = []
+    var watch: Watch?
+    var buffer: [UInt8] = []
+
+    init(files: FileTransfers) { self.files = files }
+
+    func ask(_ id: Int) {
+        guard isatty(0) == 1, let manager = loop else {
+            files.decline(id, reason: "not accepted: the receiver runs without --yes and without a terminal to ask")
+            Output.write("chatcli: declined (no terminal to ask; pass --yes to accept offers)\n", to: 2)
+            return
+        }
+        queue.append(id)
+        if queue.count == 1 { prompt(manager) }
+    }
+
+    func prompt(_ manager: ChatManager) {
+        Output.write("Accept it? [y/N] ", to: 2)
+        guard watch == nil else { return }
+        watch = try? manager.eventLoop.watchReadable(fd: 0) { [weak self] in self?.readAnswer() }
+    }
+
+    func readAnswer() {
+        var byte: UInt8 = 0
+        let n = read(0, &byte, 1)
+        guard let id = queue.first else { return }
+        if n <= 0 {
+            watch?.cancel()
+            watch = nil
+            for id in queue { files.decline(id, reason: "declined") }
+            queue = []
+            return
+        }
+        guard byte == UInt8(ascii: "\n") else { buffer.append(byte); return }
+        let answer = String(decoding: buffer, as: UTF8.self).trimmingCharacters(in: " \t\r").lowercased()
+        buffer = []
+        queue.removeFirst()
+        if answer == "y" || answer == "yes" { files.accept(id) } else { files.decline(id, reason: "declined") }
+        if queue.isEmpty {
+            watch?.cancel()
+            watch = nil
+        } else if let manager = loop {
+            prompt(manager)
+        }
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: String) -> String {
+        var s = Substring(self)
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Testing
+
+/// `chatcli send` / `receive` through the real binary on loopback: files of
+/// awkward sizes and a folder tree (Unicode names, modes, an empty folder,
+/// links inside and outside), pipes, a corrupted chunk, declining, and
+/// resume after kill -9 of either side, three times in one transfer.
+@Suite(.serialized) struct FileTransferTests {
+    static func tree(_ root: String) throws {
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: root + "/tree/empty", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: root + "/tree/ünïcödé 文件夹", withIntermediateDirectories: true)
+        try Data(pattern(70_000, seed: 3)).write(to: URL(fileURLWithPath: root + "/tree/ünïcödé 文件夹/données.bin"))
+        try Data("run me\n".utf8).write(to: URL(fileURLWithPath: root + "/tree/script.sh"))
+        try Data("secret\n".utf8).write(to: URL(fileURLWithPath: root + "/outside.txt"))
+        chmod(root + "/tree/script.sh", 0o750)
+        chmod(root + "/tree/ünïcödé 文件夹/données.bin", 0o600)
+        chmod(root + "/tree/ünïcödé 文件夹", 0o700)
+        symlink("../outside.txt", root + "/tree/leak")
+        symlink("script.sh", root + "/tree/inner")
+    }
+
+    static func pattern(_ count: Int, seed: UInt32) -> [UInt8] {
+        var x = seed
+        return (0..<count).map { _ in
+            x = x &* 1_103_515_245 &+ 12345
+            return UInt8(truncatingIfNeeded: x >> 16)
+        }
+    }
+
+    static func mode(_ path: String) -> Int {
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return -1 }
+        return Int(st.st_mode & 0o777)
+    }
+
+    static func bytes(_ path: String) -> Data? { FileManager.default.contents(atPath: path) }
+
+    /// The sender's code, from its `code` event (`locator`: the six digits
+    /// alone, for a peer that does not run the PAKE).
+    static func code(_ sender: ChildProcess, field: String = "code") throws -> String {
+        try #require(sender.waitForEvent("code", timeout: 20)?[field] as? String, "\(sender.transcript)")
+    }
+
+    @Test func filesOfEveryAwkwardSizeAndAFolderArriveVerified() throws {
+        let server = try ServerProcess()
+        let dir = Harness.temporaryDirectory()
+        let out = dir + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        var paths: [String] = []
+        for size in [0, 1, 65_535, 65_537, 10_000_000] {
+            let path = dir + "/f\(size).bin"
+            try Data(Self.pattern(size, seed: UInt32(size))).write(to: URL(fileURLWithPath: path))
+            paths.append(path)
+        }
+        try Self.tree(dir)
+        let sender = try ChildProcess.chatcli(["send"] + paths + [dir + "/tree", "--server", server.url, "--json"], name: "sender")
+        let offer = try #require(sender.waitForEvent("offer", timeout: 10), "\(sender.transcript)")
+        #expect(offer["name"] as? String == "f0.bin")
+        let receiver = try ChildProcess.chatcli(["receive", try Self.code(sender), "--out", out, "--yes", "--server", server.url, "--json"], name: "receiver")
+        #expect(sender.waitForExit(timeout: 120) == 0, "\(sender.transcript)")
+        #expect(receiver.waitForExit(timeout: 30) == 0, "\(receiver.transcript)")
+
+        for path in paths {
+            let name = (path as NSString).lastPathComponent
+            #expect(Self.bytes(out + "/" + name) == Self.bytes(path), "\(name)")
+        }
+        #expect(Self.bytes(out + "/tree/ünïcödé 文件夹/données.bin") == Data(Self.pattern(70_000, seed: 3)))
+        #expect(Self.bytes(out + "/tree/inner") == Data("run me\n".utf8), "a link inside the folder arrives as its file")
+        #expect(!FileManager.default.fileExists(atPath: out + "/tree/leak"), "a link out of the folder is never followed")
+        #expect(Self.mode(out + "/tree/script.sh") == 0o750)
+        #expect(Self.mode(out + "/tree/ünïcödé 文件夹/données.bin") == 0o600)
+        #expect(Self.mode(out + "/tree/ünïcödé 文件夹") == 0o700)
+        var isDir: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: out + "/tree/empty", isDirectory: &isDir) && isDir.boolValue)
+        let folderOffer = sender.stdout.first { $0.contains(#""name":"tree""#) } ?? ""
+        #expect(folderOffer.contains(#""skipped":["leak (a link that leaves the folder)"]"#), "\(folderOffer)")
+        let done = receiver.stdout.filter { $0.hasPrefix(#"{"event":"transfer_done""#) }
+        #expect(done.count == 6, "\(receiver.transcript)")
+        #expect(receiver.stdout.filter { $0.hasPrefix(#"{"event":"file_done""#) }.allSatisfy { $0.contains(#""ok":true"#) })
+        #expect(receiver.stdout.contains { $0.hasPrefix(#"{"event":"progress""#) }, "progress events from the first second")
+        #expect(!FileManager.default.fileExists(atPath: out + "/f0.bin.part"))
+    }
+
+    @Test func anExistingNameIsKeptAndTheNewOneNumbered() throws {
+        let server = try ServerProcess()
+        let dir = Harness.temporaryDirectory()
+        try Data("new".utf8).write(to: URL(fileURLWithPath: dir + "/report.txt"))
+        let out = dir + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        try Data("old".utf8).write(to: URL(fileURLWithPath: out + "/report.txt"))
+        let sender = try ChildProcess.chatcli(["send", dir + "/report.txt", "--server", server.url, "--json"], name: "sender")
+        let receiver = try ChildProcess.chatcli(["receive", try Self.code(sender), "--out", out, "--yes", "--server", server.url, "--json"], name: "receiver")
+        #expect(receiver.waitForExit(timeout: 60) == 0, "\(receiver.transcript)")
+        #expect(Self.bytes(out + "/report.txt") == Data("old".utf8))
+        #expect(Self.bytes(out + "/report (1).txt") == Data("new".utf8))
+        _ = sender.waitForExit(timeout: 10)
+    }
+
+    @Test func pipesInAndOut() throws {
+        let server = try ServerProcess()
+        let dir = Harness.temporaryDirectory()
+        let source = dir + "/in.bin"
+        try Data(Self.pattern(3_000_000, seed: 9)).write(to: URL(fileURLWithPath: source))
+        let bin = Harness.chatcliPath
+        let sender = try ChildProcess("/bin/sh", ["-c", "cat '\(source)' | '\(bin)' send - --name piped.bin --server \(server.url) --json"], name: "sender")
+        let code = try Self.code(sender)
+        let receiver = try ChildProcess("/bin/sh", ["-c", "'\(bin)' receive \(code) --out - --yes --server \(server.url) --json > '\(dir)/out.bin'"],
+                                        name: "receiver")
+        #expect(receiver.waitForExit(timeout: 60) == 0, "\(receiver.transcript)")
+        #expect(sender.waitForExit(timeout: 20) == 0, "\(sender.transcript)")
+        #expect(Self.bytes(dir + "/out.bin") == Self.bytes(source))
+        // The events went to stderr, so stdout is the file alone.
+        #expect(receiver.stderr.contains { $0.contains(#""event":"offer""#) && $0.contains(#""size":null"#) }, "\(receiver.transcript)")
+    }
+
+    @Test func aCorruptedChunkIsAMismatchOnBothSidesAndNothingIsKept() throws {
+        let server = try ServerProcess()
+        let dir = Harness.temporaryDirectory()
+        try Data(Self.pattern(1_000_000, seed: 5)).write(to: URL(fileURLWithPath: dir + "/a.bin"))
+        let out = dir + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let sender = try ChildProcess.chatcli(["send", dir + "/a.bin", "--server", server.url, "--json"], name: "sender",
+                                              environment: ["CHATCLI_TEST_CORRUPT_CHUNK": "3"])
+        let receiver = try ChildProcess.chatcli(["receive", try Self.code(sender), "--out", out, "--yes", "--server", server.url, "--json"], name: "receiver")
+        #expect(sender.waitForExit(timeout: 60) == 1, "\(sender.transcript)")
+        #expect(receiver.waitForExit(timeout: 30) == 1, "\(receiver.transcript)")
+        #expect(sender.stdout.contains { $0.contains(#""event":"file_done""#) && $0.contains(#""ok":false"#) }, "\(sender.transcript)")
+        #expect(receiver.stdout.contains { $0.contains(#""event":"file_done""#) && $0.contains(#""ok":false"#) }, "\(receiver.transcript)")
+        #expect((try FileManager.default.contentsOfDirectory(atPath: out)).isEmpty)
+    }
+
+    @Test func withoutYesOrATerminalTheOfferIsDeclined() throws {
+        let server = try ServerProcess()
+        let dir = Harness.temporaryDirectory()
+        try Data("x".utf8).write(to: URL(fileURLWithPath: dir + "/a.txt"))
+        let sender = try ChildProcess.chatcli(["send", dir + "/a.txt", "--server", server.url, "--json"], name: "sender")
+        let receiver = try ChildProcess.chatcli(["receive", try Self.code(sender), "--out", dir, "--server", server.url, "--json"], name: "receiver")
+        #expect(sender.waitForExit(timeout: 60) == 1, "\(sender.transcript)")
+        #expect(sender.stdout.contains { $0.contains(#""error":"declined""#) }, "\(sender.transcript)")
+        #expect(receiver.waitForExit(timeout: 30) == 1, "\(receiver.transcript)")
+    }
+
+    @Test func resumesAfterKillNineOfEitherSideThreeTimes() throws {
+        let server = try ServerProcess()
+        let dir = Harness.temporaryDirectory()
+        let size = 60_000_000
+        try Data(Self.pattern(size, seed: 11)).write(to: URL(fileURLWithPath: dir + "/big.bin"))
+        let out = dir + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        var transferred = 0
+        var partBefore = 0
+        for (round, victim) in ["sender", "receiver", "sender", "none"].enumerated() {
+            let sender = try ChildProcess.chatcli(["send", dir + "/big.bin", "--server", server.url, "--json"], name: "sender \(round)")
+            let receiver = try ChildProcess.chatcli(["receive", try Self.code(sender), "--out", out, "--yes", "--server", server.url, "--json"],
+                                                    name: "receiver \(round)")
+            if victim == "none" {
+                #expect(sender.waitForExit(timeout: 180) == 0, "\(sender.transcript)")
+                #expect(receiver.waitForExit(timeout: 30) == 0, "\(receiver.transcript)")
+                let done = try #require(receiver.stdout.first { $0.hasPrefix(#"{"event":"transfer_done""#) }, "\(receiver.transcript)")
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(done.utf8)) as? [String: Any])
+                transferred += object["bytes_transferred"] as? Int ?? 0
+                #expect((object["bytes_resumed"] as? Int ?? 0) > 0, "\(done)")
+                break
+            }
+            // Killed once a few more megabytes arrived than in the last round.
+            let target = (round + 1) * size / 5
+            var reached = 0
+            _ = receiver.waitForLine(timeout: 120) { line in
+                guard line.hasPrefix(#"{"event":"progress""#),
+                      let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                      let bytes = object["bytes"] as? Int else { return false }
+                reached = bytes
+                return bytes >= target
+            }
+            #expect(reached >= target, "\(receiver.transcript)")
+            let (killed, other) = victim == "sender" ? (sender, receiver) : (receiver, sender)
+            killed.signal(SIGKILL)
+            _ = killed.waitForExit()
+            other.signal(SIGTERM)
+            #expect(other.waitForExit(timeout: 15) != nil)
+            let part = try FileManager.default.attributesOfItem(atPath: out + "/big.bin.part")[.size] as? Int ?? 0
+            #expect(part >= target, "round \(round): the partial file keeps what arrived")
+            // Progress counts the resumed prefix too: this round sent the rest.
+            transferred += reached - partBefore
+            partBefore = part
+        }
+        #expect(Self.bytes(out + "/big.bin") == Self.bytes(dir + "/big.bin"))
+        // Bytes re-sent over all rounds: what was in flight at each kill, far less than the file.
+        #expect(transferred - size < size / 2, "transferred \(transferred) for \(size)")
+    }
+}
+
+/// A full disk: a 1 MiB tmpfs as the target (root only; skipped otherwise).
+@Suite(.serialized) struct FullDiskTests {
+    static func mountTmpfs(_ path: String) -> Bool {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/mount")
+        p.arguments = ["-t", "tmpfs", "-o", "size=1m", "tmpfs", path]
+        p.standardError = FileHandle.nullDevice
+        guard (try? p.run()) != nil else { return false }
+        p.waitUntilExit()
+        return p.terminationStatus == 0
+    }
+
+    @Test func aFullDiskIsOneSentenceAndThePartialFileStays() throws {
+        let dir = Harness.temporaryDirectory()
+        let out = dir + "/small"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        guard Self.mountTmpfs(out) else {
+            withKnownIssue("mounting a tmpfs needs root") { Issue.record("not mounted") }
+            return
+        }
+        defer {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/umount")
+            p.arguments = ["-l", out]
+            try? p.run()
+            p.waitUntilExit()
+        }
+        let server = try ServerProcess()
+        try Data(FileTransferTests.pattern(3_000_000, seed: 4)).write(to: URL(fileURLWithPath: dir + "/big.bin"))
+        let sender = try ChildProcess.chatcli(["send", dir + "/big.bin", "--server", server.url, "--json"], name: "sender")
+        let receiver = try ChildProcess.chatcli(["receive", try FileTransferTests.code(sender), "--out", out, "--yes", "--server", server.url],
+                                                name: "receiver")
+        #expect(receiver.waitForExit(timeout: 60) == 1, "\(receiver.transcript)")
+        #expect(sender.waitForExit(timeout: 30) == 1, "\(sender.transcript)")
+        #expect(receiver.stderr.contains { $0.hasPrefix("chatcli: the transfer failed: the disk is full writing \(out)/big.bin.part") },
+                "\(receiver.transcript)")
+        #expect(sender.stdout.contains { $0.contains(#""error":"transfer_failed""#) && $0.contains("the disk is full") }, "\(sender.transcript)")
+        let part = try FileManager.default.attributesOfItem(atPath: out + "/big.bin.part")[.size] as? Int ?? 0
+        #expect(part > 0 && part <= 1 << 20, "kept for a resume: \(part) bytes")
+    }
+}
