@@ -1,3 +1,4 @@
+import Wire
 /// The receiving side of one transfer as a sans-IO state machine. It
 /// trusts nothing: every name becomes a `SafePath` or the transfer stops,
 /// no file grows past its entry's size, the entries together never exceed
@@ -29,8 +30,8 @@ public final class FileReceiver {
     var received: UInt64 = 0
     var hasher = SHA256()
     var prefixHasher: SHA256?
-    var outbox: [[UInt8]] = []
-    var events: [Event] = []
+    var outbox = Deque<[UInt8]>()
+    var events = Deque<Event>()
     var mismatches = 0
 
     /// File bytes written, and bytes that were already here (resumed).
@@ -44,8 +45,8 @@ public final class FileReceiver {
     public var isAwaitingAnswer: Bool { state == .awaitingUser }
     public var bytesDone: UInt64 { bytesReceived + bytesResumed }
 
-    public func pollMessage() -> [UInt8]? { outbox.isEmpty ? nil : outbox.removeFirst() }
-    public func pollEvent() -> Event? { events.isEmpty ? nil : events.removeFirst() }
+    public func pollMessage() -> [UInt8]? { outbox.popFirst() }
+    public func pollEvent() -> Event? { events.popFirst() }
 
     // MARK: The user's answer
 

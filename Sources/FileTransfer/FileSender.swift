@@ -1,3 +1,4 @@
+import Wire
 /// The sending side of one transfer as a sans-IO state machine: messages
 /// from the receiver in, messages to send out (`pollMessage`, one DATA
 /// chunk at a time so the driver can stop when the channel's send buffer
@@ -24,9 +25,9 @@ public final class FileSender {
     var entryIndex = 0
     var offset: UInt64 = 0
     var hasher = SHA256()
-    var outbox: [[UInt8]] = []
-    var events: [Event] = []
-    var pendingResults: [String] = []
+    var outbox = Deque<[UInt8]>()
+    var events = Deque<Event>()
+    var pendingResults = Deque<String>()
     var mismatches = 0
 
     /// File bytes handed to the channel, and bytes the receiver already had (resumed).
@@ -49,7 +50,7 @@ public final class FileSender {
         state = .offered
     }
 
-    public func pollEvent() -> Event? { events.isEmpty ? nil : events.removeFirst() }
+    public func pollEvent() -> Event? { events.popFirst() }
 
     /// Stops the transfer and tells the receiver why.
     public func cancel(_ reason: String) {
@@ -87,8 +88,7 @@ public final class FileSender {
                 startData(at: 0)
             }
         case (_, .result(let ok)):
-            guard !pendingResults.isEmpty else { return violation("an unexpected result") }
-            let path = pendingResults.removeFirst()
+            guard let path = pendingResults.popFirst() else { return violation("an unexpected result") }
             if !ok { mismatches += 1 }
             events.append(.fileDone(path: path, ok: ok))
         case (.awaitingComplete, .complete):
@@ -105,13 +105,13 @@ public final class FileSender {
     /// The next message to send, or nil until more input arrives. DATA
     /// chunks are read from the source here, one per call.
     public func pollMessage() -> [UInt8]? {
-        if !outbox.isEmpty { return outbox.removeFirst() }
+        if let message = outbox.popFirst() { return message }
         switch state {
         case .nextEntry: sendNextEntry()
         case .streaming: return nextChunk()
         default: return nil
         }
-        return outbox.isEmpty ? nil : outbox.removeFirst()
+        return outbox.popFirst()
     }
 
     func sendNextEntry() {
@@ -181,12 +181,12 @@ public final class FileSender {
             }.get()
         } catch {
             cancel(error.message)
-            return outbox.isEmpty ? nil : outbox.removeFirst()
+            return outbox.popFirst()
         }
         if n == 0 {
             if known {
                 cancel("\(entry.path) got shorter while it was being sent")
-                return outbox.isEmpty ? nil : outbox.removeFirst()
+                return outbox.popFirst()
             }
             return finishFile(entry)
         }

@@ -1,3 +1,4 @@
+import Wire
 /// An SCTP association for WebRTC data channels (RFC 9260 subset over DTLS,
 /// RFC 8261), with PR-SCTP FORWARD TSN receipt (RFC 3758) and stream reset
 /// (RFC 6525).
@@ -22,6 +23,8 @@ public final class SCTPAssociation {
     var state: State = .closed
     /// Set once `.closed` was reported; nothing happens afterwards.
     var terminated = false
+    /// Why it ended, once `terminated`.
+    var closeReason: SCTPCloseReason?
     /// `close()` was called during the handshake.
     var closeRequested = false
     var now: Duration = .zero
@@ -41,9 +44,9 @@ public final class SCTPAssociation {
 
     // Output.
     /// Whole packets with a special verification tag (INIT, INIT ACK, ABORT…).
-    var outbox: [[UInt8]] = []
+    var outbox = Deque<[UInt8]>()
     /// Control chunks bundled at the front of the next packet to the peer.
-    var controlChunks: [SCTPChunk] = []
+    var controlChunks = Deque<SCTPChunk>()
     var events: [SCTPEvent] = []
     var eventHead = 0
     /// Message bytes sitting in `events`, still counted against our window.
@@ -228,6 +231,7 @@ public final class SCTPAssociation {
         }
         state = .closed
         terminated = true
+        closeReason = reason
         t1Deadline = nil
         t2Deadline = nil
         t3Deadline = nil

@@ -3,7 +3,8 @@ extension SCTPAssociation {
     /// Malformed, mis-tagged or late packets are dropped silently.
     public func handleInput(packet bytes: [UInt8], now: Duration) {
         self.now = now
-        guard !terminated, let packet = SCTPPacket.decode(bytes), !packet.chunks.isEmpty else { return }
+        guard !terminated else { return answerOutOfTheBlue(bytes) }
+        guard let packet = SCTPPacket.decode(bytes), !packet.chunks.isEmpty else { return }
         guard verificationTagAcceptable(packet) else { return }
         statistics.packetsReceived += 1
         var receivedData = false
@@ -46,6 +47,16 @@ extension SCTPAssociation {
             }
         }
         if receivedData && !terminated { afterDataReceived(hadGaps: hadGaps) }
+    }
+
+    /// RFC 9260 §8.4 rule 5: a SHUTDOWN ACK that arrives after the
+    /// association ended (our SHUTDOWN COMPLETE was lost) is answered with a
+    /// SHUTDOWN COMPLETE, T bit set, carrying the ACK's own verification tag,
+    /// so the peer ends its side cleanly instead of retransmitting until it
+    /// times out. Anything else for the ended association is dropped.
+    func answerOutOfTheBlue(_ bytes: [UInt8]) {
+        guard closeReason == .shutdown, let received = SCTPPacket.decode(bytes), case .shutdownAck? = received.chunks.first else { return }
+        outbox.append(packet(tag: received.verificationTag, chunks: [.shutdownComplete(reflectedTag: true)]))
     }
 
     /// RFC 9260 §8.5 verification tag rules.

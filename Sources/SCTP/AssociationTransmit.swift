@@ -1,3 +1,4 @@
+import Wire
 extension SCTPAssociation {
     var mayBundle: Bool {
         switch state {
@@ -27,7 +28,7 @@ extension SCTPAssociation {
     /// Call repeatedly until nil after every input, timeout or `send`.
     public func pollTransmit(now: Duration) -> [UInt8]? {
         self.now = now
-        if !outbox.isEmpty { return outbox.removeFirst() }
+        if let packet = outbox.popFirst() { return packet }
         guard !terminated, mayBundle else { return nil }
         issueStreamResetIfReady()
         let retransmitting = canSendRetransmission
@@ -43,7 +44,7 @@ extension SCTPAssociation {
             let size = ChunkEncoder.encodedSize(c)
             if wroteAny && out.count + size > limit { break }
             ChunkEncoder.encode(c, into: &out)
-            controlChunks.removeFirst()
+            _ = controlChunks.popFirst()
             wroteAny = true
         }
         // Bundle a pending SACK with anything we send (RFC 9260 §6.2).

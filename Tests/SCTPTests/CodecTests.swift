@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import SCTP
 
@@ -11,7 +12,7 @@ import Testing
     }
 
     @Test func crc32cIsIndependentOfLengthAndAlignment() {
-        var rng = SeededRNG(seed: 1)
+        var rng = SeededRandom(seed: 1)
         let data = (0..<3000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         for n in [0, 1, 7, 8, 9, 63, 1500, 2999] {
             var slow: UInt32 = 0xFFFF_FFFF
@@ -70,7 +71,7 @@ import Testing
     }
 
     @Test func randomTruncatedAndMutatedPacketsNeverCrash() {
-        var rng = SeededRNG(seed: 99)
+        var rng = SeededRandom(seed: 99)
         let seeds: [[UInt8]] = [
             SCTPPacket(sourcePort: 5000, destinationPort: 5000, verificationTag: 1, chunks: [
                 .sack(SackChunk(cumulativeTSNAck: 1, advertisedReceiverWindowCredit: 2, gapAckBlocks: [.init(start: 1, end: 2)], duplicateTSNs: [3])),
@@ -110,7 +111,7 @@ import Testing
     @Test func associationSurvivesFuzzedPackets() {
         let pair = connectedPair(profile: .clean, seed: 31)
         let a = pair.a, b = pair.b
-        var rng = SeededRNG(seed: 32)
+        var rng = SeededRandom(seed: 32)
         var captured: [[UInt8]] = []
         pair.filter = { _, bytes in captured.append(bytes); return bytes }
         for i in 0..<20 { try? a.send(stream: 0, ppid: 53, bytes: payload(index: i, size: 2000)) }

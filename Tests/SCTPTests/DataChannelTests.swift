@@ -1,10 +1,11 @@
+import TestSupport
 import Testing
 @testable import SCTP
 
 extension DataChannelEndpoint: SansIOEndpoint {}
 
 func endpointPair(profile: LinkProfile, seed: UInt64) -> SimulatedPair<DataChannelEndpoint> {
-    var r1 = SeededRNG(seed: seed &* 3 &+ 1), r2 = SeededRNG(seed: seed &* 3 &+ 2)
+    var r1 = SeededRandom(seed: seed &* 3 &+ 1), r2 = SeededRandom(seed: seed &* 3 &+ 2)
     let client = DataChannelEndpoint(role: .client, using: &r1)
     let server = DataChannelEndpoint(role: .server, using: &r2)
     let pair = SimulatedPair(client, server, profile: profile, seed: seed)

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import SCTP
 
@@ -34,7 +35,7 @@ func connectedPair(profile: LinkProfile, seed: UInt64, configA: SCTPConfig = SCT
         let pair = connectedPair(profile: .hostile, seed: 42)
         let a = pair.a, b = pair.b
         #expect(a.isEstablished && b.isEstablished)
-        var rng = SeededRNG(seed: 7)
+        var rng = SeededRandom(seed: 7)
         var sizes: [Int] = []
         for i in 0..<10_000 {
             if i == 5000 || i == 9999 {

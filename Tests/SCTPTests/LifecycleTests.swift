@@ -117,3 +117,28 @@ import Testing
         #expect(reply?.chunks.contains { if case .error = $0 { true } else { false } } == true)
     }
 }
+
+/// RFC 9260 §8.4 rule 5: the SHUTDOWN COMPLETE is sent once; when it is
+/// lost, the peer's retransmitted SHUTDOWN ACK reaches an association that
+/// has ended and is answered with a SHUTDOWN COMPLETE (T bit), so both
+/// sides close with `.shutdown` instead of the peer timing out.
+@Test func aLostShutdownCompleteIsSentAgainForTheRetransmittedShutdownAck() {
+    let pair = connectedPair(profile: .clean, seed: 5)
+    let a = pair.a, b = pair.b
+    var dropped = 0
+    pair.filter = { toB, bytes in
+        // Chunk type 14 (SHUTDOWN COMPLETE) right after the 12-byte common header.
+        if toB, bytes.count > 12, bytes[12] == 14, dropped == 0 { dropped += 1; return nil }
+        return bytes
+    }
+    a.close()
+    var ea: [SCTPEvent] = [], eb: [SCTPEvent] = []
+    #expect(pair.run(for: .seconds(120)) {
+        drainEvents(a, into: &ea)
+        drainEvents(b, into: &eb)
+        return a.isClosed && b.isClosed
+    })
+    #expect(dropped == 1)
+    #expect(ea.last == .closed(.shutdown))
+    #expect(eb.last == .closed(.shutdown))
+}

@@ -1,9 +1,8 @@
 import TestSupport
 @testable import SCTP
 
-typealias SeededRNG = SeededRandom
-
-/// Impairments applied to each packet in each direction.
+/// Impairments applied to each packet in each direction; the SCTP tests'
+/// names for TestSupport's `LinkConditions`.
 struct LinkProfile {
     var loss = 0.0
     var duplication = 0.0
@@ -15,20 +14,27 @@ struct LinkProfile {
 
     static let clean = LinkProfile()
     static let hostile = LinkProfile(loss: 0.10, duplication: 0.05, delay: .milliseconds(50), jitter: .milliseconds(20))
+
+    var conditions: LinkConditions {
+        LinkConditions(delay: delay, jitter: jitter, loss: loss, duplication: duplication,
+                       bandwidth: bandwidth > 0 ? bandwidth : nil, queueLimit: .max)
+    }
 }
 
-/// Two endpoints joined by a simulated link, driven by a manual clock.
-/// Works for anything with the sans-IO shape of `SCTPAssociation`.
+/// Two endpoints joined by TestSupport's `NetworkEmulator` (A is `false`,
+/// B is `true`), driven by its manual clock. Works for anything with the
+/// sans-IO shape of `SCTPAssociation`.
 final class SimulatedPair<E: SansIOEndpoint> {
     let a: E
     let b: E
-    var now: Duration = .seconds(1000)
-    var profile: LinkProfile
-    var rng: SeededRNG
-    /// Packets in flight: (delivery time, sequence for stable order, to B?, bytes).
-    private var inFlight: [(at: Duration, seq: Int, toB: Bool, bytes: [UInt8])] = []
-    private var seq = 0
-    private var linkFreeAt: [Bool: Duration] = [true: .zero, false: .zero]
+    let net: NetworkEmulator<Bool>
+    var now: Duration {
+        get { net.now }
+        set { net.now = newValue }
+    }
+    var profile: LinkProfile {
+        didSet { net.conditions = profile.conditions }
+    }
     var packetsSent = 0
     /// Optional tap that may drop (return nil) or rewrite a packet.
     var filter: ((_ toB: Bool, _ bytes: [UInt8]) -> [UInt8]?)?
@@ -37,29 +43,13 @@ final class SimulatedPair<E: SansIOEndpoint> {
         self.a = a
         self.b = b
         self.profile = profile
-        self.rng = SeededRNG(seed: seed)
+        net = NetworkEmulator(seed: seed, conditions: profile.conditions, now: .seconds(1000))
     }
-
-    private func chance(_ p: Double) -> Bool { p > 0 && Double(rng.next() % 1_000_000) / 1_000_000 < p }
 
     private func transmit(_ bytes: [UInt8], toB: Bool) {
         packetsSent += 1
         guard let bytes = filter.map({ $0(toB, bytes) }) ?? bytes else { return }
-        var start = now
-        if profile.bandwidth > 0 {
-            start = max(now, linkFreeAt[toB] ?? .zero) + .nanoseconds(Int64(bytes.count) * 1_000_000_000 / Int64(profile.bandwidth))
-            linkFreeAt[toB] = start
-        }
-        let copies = chance(profile.duplication) ? 2 : 1
-        for _ in 0..<copies where !chance(profile.loss) {
-            var at = start + profile.delay
-            if profile.jitter > .zero {
-                let ns = profile.jitter.components.seconds * 1_000_000_000 + profile.jitter.components.attoseconds / 1_000_000_000
-                at += .nanoseconds(Int64(rng.next() % UInt64(max(1, ns))))
-            }
-            seq += 1
-            inFlight.append((at, seq, toB, bytes))
-        }
+        net.send(bytes, from: !toB, to: toB)
     }
 
     /// Sends everything both endpoints want to send now.
@@ -77,19 +67,11 @@ final class SimulatedPair<E: SansIOEndpoint> {
     @discardableResult
     func step() -> Bool {
         flush()
-        var next: Duration?
-        var nextIndex = -1
-        for (i, p) in inFlight.enumerated() where next.map({ p.at < $0 || (p.at == $0 && p.seq < inFlight[nextIndex].seq) }) ?? true {
-            next = p.at
-            nextIndex = i
-        }
-        let ta = a.pollTimeout(), tb = b.pollTimeout()
-        for t in [ta, tb] { if let t, next.map({ t < $0 }) ?? true { next = t; nextIndex = -1 } }
+        let next = [net.nextArrival, a.pollTimeout(), b.pollTimeout()].compactMap { $0 }.min()
         guard let target = next else { return false }
-        now = max(now, target)
-        if nextIndex >= 0 {
-            let p = inFlight.remove(at: nextIndex)
-            if p.toB { b.handleInput(packet: p.bytes, now: now) } else { a.handleInput(packet: p.bytes, now: now) }
+        net.advance(to: target)
+        if let datagram = net.popDue() {
+            if datagram.destination { b.handleInput(packet: datagram.bytes, now: now) } else { a.handleInput(packet: datagram.bytes, now: now) }
         }
         if let t = a.pollTimeout(), t <= now { a.handleTimeout(now: now) }
         if let t = b.pollTimeout(), t <= now { b.handleTimeout(now: now) }
@@ -107,7 +89,7 @@ final class SimulatedPair<E: SansIOEndpoint> {
         return done()
     }
 
-    var packetsInFlight: Int { inFlight.count }
+    var packetsInFlight: Int { net.inFlight }
 }
 
 protocol SansIOEndpoint: AnyObject {
@@ -120,7 +102,7 @@ protocol SansIOEndpoint: AnyObject {
 extension SCTPAssociation: SansIOEndpoint {}
 
 func makeAssociation(seed: UInt64, config: SCTPConfig = SCTPConfig()) -> SCTPAssociation {
-    var rng = SeededRNG(seed: seed)
+    var rng = SeededRandom(seed: seed)
     return SCTPAssociation(config: config, using: &rng)
 }
 

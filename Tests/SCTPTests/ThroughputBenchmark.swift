@@ -1,3 +1,4 @@
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,7 +17,7 @@ struct ThroughputBenchmark {
 
     /// Sends `count` messages of `size` bytes and returns when all arrived.
     static func run(count: Int, size: Int) -> Result {
-        var r1 = FastRNG(seed: 1), r2 = FastRNG(seed: 2)
+        var r1 = SeededRandom(seed: 1), r2 = SeededRandom(seed: 2)
         let a = DataChannelEndpoint(role: .client, using: &r1)
         let b = DataChannelEndpoint(role: .server, using: &r2)
         var now: Duration = .seconds(1)
@@ -40,12 +41,6 @@ struct ThroughputBenchmark {
             if let t = b.pollTimeout(), t <= now { b.handleTimeout(now: now) }
         }
         return Result(messages: received, bytes: bytes, packets: packets)
-    }
-
-    struct FastRNG: RandomNumberGenerator {
-        var s: UInt64
-        init(seed: UInt64) { s = seed }
-        mutating func next() -> UInt64 { s &+= 0x9E37_79B9_7F4A_7C15; return (s ^ (s >> 31)) &* 0xBF58_476D_1CE4_E5B9 }
     }
 }
 

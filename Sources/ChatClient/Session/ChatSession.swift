@@ -2,6 +2,7 @@ import HTTP1
 import PAKE
 import PeerConnection
 import Signaling
+import Wire
 
 /// One chat's lifecycle as a sans-IO state machine (the str0m `Rtc` shape):
 /// REST pairing by code (create, join or resume), the signaling room, the
@@ -65,7 +66,7 @@ public final class ChatSession {
     var rng: any RandomNumberGenerator
     public internal(set) var now: Duration
     var state: State = .pairing
-    var actions: [SessionAction] = []
+    var actions = Deque<SessionAction>()
     var timers = SessionTimers()
     var forcedExitStatus: Int32 = 130
 
@@ -134,7 +135,7 @@ public final class ChatSession {
     // MARK: Driving
 
     public func pollAction() -> SessionAction? {
-        actions.isEmpty ? nil : actions.removeFirst()
+        actions.popFirst()
     }
 
     public func pollTimeout() -> Duration? { timers.next }
