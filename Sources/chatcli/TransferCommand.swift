@@ -46,7 +46,10 @@ enum TransferCommand {
             }
         }
         let files = FileTransfers { _ in StreamSink(fd: -1) }
+        #if DEBUG
+        // The test build only: the end-to-end test of a detected hash mismatch. Not in release builds.
         files.corruptChunk = ChatCommand.environment("CHATCLI_TEST_CORRUPT_CHUNK").flatMap { Int($0) }
+        #endif
         var outcome = Outcome(expected: sources.count)
         return run(mode: .create(expiresIn: seconds), args: args, eventsFD: 1, files: files, outcome: &outcome) { manager in
             for (source, skipped) in sources { files.send(source, skipped: skipped) }
