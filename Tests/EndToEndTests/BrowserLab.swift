@@ -28,7 +28,7 @@ final class BrowserLab {
     private(set) var coturn: ChildProcess?
     private let serverArguments: [String]
     private let directory = Harness.temporaryDirectory()
-    private static let counter = LabCounter()
+    private static let counter = Counter()
 
     init(tls: Bool = false, turn: Bool = false) throws {
         signal(SIGPIPE, SIG_IGN)   // a browser or chatcli that died must fail the test, not kill the runner
@@ -229,11 +229,4 @@ final class Browser {
 struct BrowserError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-private final class LabCounter: @unchecked Sendable {
-    // @unchecked: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var value = 0
-    func next() -> Int { lock.lock(); defer { lock.unlock() }; value += 1; return value }
 }

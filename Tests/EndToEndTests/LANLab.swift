@@ -9,7 +9,7 @@ final class LANLab {
     let right: String
     let leftLink: String
     let rightLink: String
-    private static let counter = LANCounter()
+    private static let counter = Counter()
 
     init(ipv4: Bool = true) throws {
         let tag = "\(getpid() % 100_000)x\(Self.counter.next())"
@@ -63,16 +63,4 @@ final class LANLab {
 struct LANLabError: Error, CustomStringConvertible {
     let transcript: String
     var description: String { "lab setup failed\n\(transcript)" }
-}
-
-private final class LANCounter: @unchecked Sendable {
-    // @unchecked: guarded by the lock.
-    private let lock = NSLock()
-    private var value = 0
-    func next() -> Int {
-        lock.lock()
-        defer { lock.unlock() }
-        value += 1
-        return value
-    }
 }

@@ -73,8 +73,8 @@ struct NATLabError: Error, CustomStringConvertible {
     var description: String { "natlab failed\n\(transcript)" }
 }
 
-/// A number per call, from any thread.
-private final class Counter: @unchecked Sendable {
+/// A number per call, from any thread (lab prefixes).
+final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var value = 0
 
