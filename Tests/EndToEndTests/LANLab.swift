@@ -13,10 +13,10 @@ final class LANLab {
 
     init(ipv4: Bool = true) throws {
         let tag = "\(getpid() % 100_000)x\(Self.counter.next())"
-        left = "lnA\(tag)"
-        right = "lnB\(tag)"
-        leftLink = "lnva\(tag)"
-        rightLink = "lnvb\(tag)"
+        left = "l2A\(tag)"
+        right = "l2B\(tag)"
+        leftLink = "l2va\(tag)"
+        rightLink = "l2vb\(tag)"
         try sh("ip netns add \(left) && ip netns add \(right)")
         for ns in [left, right] {
             // No duplicate address detection: link-local IPv6 is usable at once.

@@ -6,10 +6,6 @@ import Testing
 /// endpoint, host candidates, DTLS, SCTP. Needs root.
 @Suite(.serialized, .enabled(if: getuid() == 0, "network namespaces need root"))
 struct LANTests {
-    /// Opt-in (CHATCLI_AVAHI_TEST=1) until its hang in the harness is understood: run by hand, the same
-    /// steps pass (see CHANGELOG's known issues).
-    static let avahiInstalled = FileManager.default.isExecutableFile(atPath: "/usr/sbin/avahi-daemon")
-        && ProcessInfo.processInfo.environment["CHATCLI_AVAHI_TEST"] == "1"
 
     func createAndJoin(_ lab: LANLab, name: String = "alice") throws -> (alice: ChildProcess, bob: ChildProcess, ms: Double) {
         let alice = try lab.chatcli(lab.left, ["create", "--lan", "--json", "--name", name], name: "alice")
@@ -107,37 +103,15 @@ struct LANTests {
 
     /// Avahi (run in the right namespace with its own D-Bus) sees chatcli's
     /// service with its TXT, and chatcli lists a service Avahi publishes.
-    @Test(.enabled(if: avahiInstalled, "avahi-daemon is not installed"))
+    @Test(.enabled(if: AvahiDaemon.installed, "avahi-daemon is not installed"))
     func avahiSeesChatcliAndChatcliSeesAvahi() throws {
         let lab = try LANLab()
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lnavahi-\(lab.right)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let bus = "unix:path=\(dir)/bus"
-        try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig><type>system</type><listen>\(bus)</listen><auth>EXTERNAL</auth>
-            <policy context="default"><allow user="*"/><allow own="*"/><allow send_type="method_call"/>
-            <allow send_destination="*"/><allow receive_sender="*"/></policy></busconfig>
-            """.write(toFile: dir + "/bus.conf", atomically: true, encoding: .utf8)
-        try "[server]\nuse-ipv4=yes\nuse-ipv6=yes\nenable-dbus=yes\nallow-interfaces=\(lab.rightLink)\n[publish]\npublish-workstation=no\n"
-            .write(toFile: dir + "/avahi.conf", atomically: true, encoding: .utf8)
-        // A private /run (mount namespace) so the daemon's pid file and socket are its own.
-        let script = """
-            mount -t tmpfs tmpfs /run && mkdir -p /run/avahi-daemon /run/dbus
-            dbus-daemon --config-file=\(dir)/bus.conf --nofork &
-            while [ ! -S \(dir)/bus ]; do sleep 0.1; done
-            exec avahi-daemon -f \(dir)/avahi.conf --no-drop-root --no-chroot --no-rlimits
-            """
-        let env = ["DBUS_SYSTEM_BUS_ADDRESS": bus]
-        let daemon = try lab.exec(lab.right, ["unshare", "-m", "sh", "-c", script], name: "avahi", environment: env)
-        try #require(daemon.waitForLine(stderr: true, timeout: 30) { $0.contains("Server startup complete") } != nil, "\(daemon.transcript)")
-
+        let avahi = try AvahiDaemon(lab: lab, namespace: lab.right, interface: lab.rightLink)
         let alice = try lab.chatcli(lab.left, ["create", "--lan", "--json", "--name", "seen by avahi"], name: "alice")
         _ = try #require(alice.waitForEvent("code", timeout: 20))
         var seen = ""
         for _ in 0..<10 where !seen.contains("seen by avahi") {
-            let browse = try lab.exec(lab.right, ["avahi-browse", "-rpt", "_chatcli._udp"], name: "avahi-browse", environment: env)
+            let browse = try lab.exec(lab.right, ["avahi-browse", "-rpt", "_chatcli._udp"], name: "avahi-browse", environment: avahi.environment)
             _ = browse.waitForExit(timeout: 20)
             seen = browse.stdout.joined(separator: "\n")
         }
@@ -145,12 +119,42 @@ struct LANTests {
 
         let publish = try lab.exec(lab.right, ["avahi-publish", "-s", "from avahi", "_chatcli._udp", "4242", "v=1", "name=published by avahi",
                                                "salt=00112233445566778899aabbccddeeff", "proof=00112233445566778899aabbccddeeff"],
-                                   name: "avahi-publish", environment: env)
+                                   name: "avahi-publish", environment: avahi.environment)
         defer { publish.signal(SIGKILL) }
         let watch = try lab.chatcli(lab.left, ["lan", "--json", "--watch"], name: "watch")
         #expect(watch.waitForLine(timeout: 20) { $0.contains("published by avahi") } != nil, "\(watch.transcript)\n\(publish.transcript)")
         watch.signal(SIGINT)
         alice.signal(SIGTERM)
         _ = alice.waitForExit(timeout: 10)
+    }
+
+    /// chatcli and avahi-daemon on the same host share UDP 5353
+    /// (SO_REUSEADDR/SO_REUSEPORT, as mDNSResponder does): a chat created
+    /// next to a running Avahi is joined from the other host, Avahi on the
+    /// creator's host lists it, and another chatcli there hears it too.
+    @Test(.enabled(if: AvahiDaemon.installed, "avahi-daemon is not installed"))
+    func coexistsWithAvahiOnTheSameHost() throws {
+        let lab = try LANLab()
+        let avahi = try AvahiDaemon(lab: lab, namespace: lab.right, interface: lab.rightLink)
+        let alice = try lab.chatcli(lab.right, ["create", "--lan", "--json", "--name", "next to avahi"], name: "alice")
+        let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
+        var seen = ""
+        for _ in 0..<10 where !seen.contains("next to avahi") {
+            let browse = try lab.exec(lab.right, ["avahi-browse", "-rpt", "_chatcli._udp"], name: "avahi-browse", environment: avahi.environment)
+            _ = browse.waitForExit(timeout: 20)
+            seen = browse.stdout.joined(separator: "\n")
+        }
+        #expect(seen.contains("\"name=next to avahi\""), "\(seen)")
+        let neighbour = try lab.chatcli(lab.right, ["lan", "--json", "--watch"], name: "neighbour")
+        #expect(neighbour.waitForLine(timeout: 20) { $0.contains("next to avahi") } != nil, "\(neighbour.transcript)")
+        neighbour.signal(SIGINT)
+        let bob = try lab.chatcli(lab.left, ["join", code, "--lan", "--json"], name: "bob")
+        try #require(bob.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
+        alice.write("beside avahi\n")
+        #expect(bob.waitForEvent("message", timeout: 10)?["text"] as? String == "beside avahi", "\(bob.transcript)")
+        alice.closeInput()
+        bob.closeInput()
+        #expect(alice.waitForExit(timeout: 20) == 0, "\(alice.transcript)")
+        #expect(bob.waitForExit(timeout: 20) == 0, "\(bob.transcript)")
     }
 }
