@@ -71,6 +71,7 @@ enum LANCommand {
         return ChatCommand.chat(mode: .create(expiresIn: expiresIn), server: server, printer: printer, args: args,
                                 iceServers: iceServers, saving: unsaved, identity: ChatCommand.ChatIdentity(), on: loop) { manager in
             manager.fallbackSTUN = false
+            manager.linkLocalCandidates = true
             manager.inviteServer = ChatEvent.lanInvite
             let saved = manager.onSession
             manager.onSession = { update in
@@ -130,6 +131,7 @@ enum LANCommand {
                                     iceServers: iceServers, saving: unsaved, identity: ChatCommand.ChatIdentity(),
                                     secret: pairing.secret, on: loop) { manager in
                 manager.fallbackSTUN = false
+                manager.linkLocalCandidates = true
             }
         case .failed(let error):
             printer.emit(.error(error))

@@ -76,11 +76,10 @@ struct LANTests {
         #expect(carol.transcript.contains("multicast"))
     }
 
-    /// Discovery and signaling work over link-local IPv6 alone (the joiner
-    /// reaches the creator's endpoint at fe80::…%interface); the data path
-    /// does not yet, since ICE gathers no link-local host candidates (a known
-    /// issue: this test fails once it connects, so the note can go).
-    @Test func withoutIPv4DiscoveryAndSignalingRunOverLinkLocalIPv6() throws {
+    /// With no IPv4 at all, discovery, the creator's endpoint (fe80::…%link)
+    /// and ICE (link-local host candidates, sent in the socket's zone) all run
+    /// over link-local IPv6, and the chat works.
+    @Test func withoutIPv4TheChatRunsOverLinkLocalIPv6() throws {
         let lab = try LANLab(ipv4: false)
         let alice = try lab.chatcli(lab.left, ["create", "--lan", "--json", "--name", "v6"], name: "alice")
         let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
@@ -88,11 +87,13 @@ struct LANTests {
         try #require(watch.waitForLine(timeout: 20) { $0.contains("v6") } != nil, "\(watch.transcript)")
         watch.signal(SIGINT)
         let bob = try lab.chatcli(lab.right, ["join", code, "--lan", "--json"], name: "bob")
-        #expect(bob.waitForEvent("peer_joined", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
-        #expect(alice.waitForEvent("peer_joined", timeout: 10) != nil, "\(alice.transcript)")
-        withKnownIssue("ICE has no link-local IPv6 host candidates") {
-            #expect(bob.waitForEvent("connected", timeout: 30) != nil)
-        }
+        let connected = try #require(bob.waitForEvent("connected", timeout: 30), "\(alice.transcript)\n\(bob.transcript)")
+        #expect((connected["remote"] as? String)?.lowercased().contains("fe80:") == true, "\(connected)")
+        try #require(alice.waitForEvent("connected", timeout: 10) != nil, "\(alice.transcript)")
+        bob.write("over fe80\n")
+        #expect(alice.waitForEvent("message", timeout: 10)?["text"] as? String == "over fe80", "\(alice.transcript)")
+        alice.write("back over fe80\n")
+        #expect(bob.waitForEvent("message", timeout: 10)?["text"] as? String == "back over fe80", "\(bob.transcript)")
     }
 
     @Test func anUnreachableServerMentionsLAN() throws {
