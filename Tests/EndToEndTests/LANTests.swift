@@ -96,6 +96,37 @@ struct LANTests {
         #expect(bob.waitForEvent("message", timeout: 10)?["text"] as? String == "back over fe80", "\(bob.transcript)")
     }
 
+    /// The creator's endpoint listens for the whole LAN but answers another
+    /// host only the joiner's calls: creating a room (or anything else) from
+    /// there is refused with 403, and the joiner still gets in.
+    @Test func theCreatorsEndpointAnswersOtherHostsOnlyTheJoinersCalls() throws {
+        let lab = try LANLab()
+        let alice = try lab.chatcli(lab.left, ["create", "--lan", "--json"], name: "alice")
+        let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
+        let listening = try lab.output("ip netns exec \(lab.left) ss -Htln")
+        // "LISTEN 0 128 *:41701 *:*": the creator's endpoint is all that listens there.
+        let local = listening.split(whereSeparator: \.isWhitespace).dropFirst(3).first.map(String.init) ?? ""
+        let port = try #require(local.split(separator: ":").last.flatMap { UInt16($0) }, "\(listening)")
+        let script = """
+            import sys, urllib.request as u
+            opener = u.build_opener(u.ProxyHandler({}))
+            for method, path in [("POST", "/api/rooms"), ("GET", "/api/rooms?joinid=1"), ("GET", "/healthz"), ("GET", "/"), ("GET", "/api/ice-servers")]:
+                request = u.Request("http://198.18.9.1:" + sys.argv[1] + path, method=method, data=b"{}" if method == "POST" else None,
+                                    headers={"Content-Type": "application/json"})
+                try:
+                    print(method, path, opener.open(request, timeout=10).status)
+                except u.HTTPError as error:
+                    print(method, path, error.code, error.read().decode())
+            """
+        let probe = try lab.exec(lab.right, ["python3", "-c", script, String(port)], name: "probe")
+        #expect(probe.waitForExit(timeout: 30) == 0, "\(probe.transcript)")
+        let answers = probe.stdout
+        #expect(answers.filter { $0.contains("403") && $0.contains("loopback_only") }.count == 4, "\(probe.transcript)")
+        #expect(answers.contains("GET /api/ice-servers 200"), "\(probe.transcript)")
+        let bob = try lab.chatcli(lab.right, ["join", code, "--lan", "--json"], name: "bob")
+        #expect(bob.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
+    }
+
     @Test func anUnreachableServerMentionsLAN() throws {
         let child = try ChildProcess.chatcli(["join", "123456", "--server", "http://127.0.0.1:9", "--no-store"], name: "bob")
         #expect(child.waitForExit(timeout: 20) == 1)
