@@ -41,6 +41,65 @@ struct LANTests {
         #expect(bob.waitForExit(timeout: 20) == 0, "\(bob.transcript)")
     }
 
+    /// Three hosts on a bridge, two chats waiting at once: each joiner
+    /// reaches its own creator (no cross-talk), and each chat's lines go to
+    /// its own peer only.
+    @Test func threeHostsTwoChatsAtOnceNoCrossTalk() throws {
+        let lab = try LANLab(hosts: 3)
+        let alice = try lab.chatcli(lab.hosts[0], ["create", "--lan", "--json", "--name", "first"], name: "alice")
+        let carol = try lab.chatcli(lab.hosts[1], ["create", "--lan", "--json", "--name", "second"], name: "carol")
+        let aliceCode = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
+        let carolCode = try #require(carol.waitForEvent("code", timeout: 20)?["code"] as? String, "\(carol.transcript)")
+        let watch = try lab.chatcli(lab.hosts[2], ["lan", "--json", "--watch"], name: "watch")
+        for name in ["first", "second"] {
+            try #require(watch.waitForLine(timeout: 20) { $0.contains("\"\(name)\"") } != nil, "\(watch.transcript)")
+        }
+        watch.signal(SIGINT)
+        // Both joins at once, from the third host and from alice's.
+        let bob = try lab.chatcli(lab.hosts[2], ["join", aliceCode, "--lan", "--json"], name: "bob")
+        let dave = try lab.chatcli(lab.hosts[0], ["join", carolCode, "--lan", "--json"], name: "dave")
+        let bobConnected = try #require(bob.waitForEvent("connected", timeout: 30), "\(alice.transcript)\n\(bob.transcript)")
+        let daveConnected = try #require(dave.waitForEvent("connected", timeout: 30), "\(carol.transcript)\n\(dave.transcript)")
+        #expect((bobConnected["remote"] as? String)?.contains("198.18.9.1") == true, "\(bobConnected)")
+        #expect((daveConnected["remote"] as? String)?.contains("198.18.9.2") == true, "\(daveConnected)")
+        #expect(bobConnected["auth"] as? String == "pake" && daveConnected["auth"] as? String == "pake")
+        try #require(alice.waitForEvent("connected", timeout: 10) != nil && carol.waitForEvent("connected", timeout: 10) != nil)
+        alice.write("for bob\n")
+        carol.write("for dave\n")
+        #expect(bob.waitForEvent("message", timeout: 10)?["text"] as? String == "for bob", "\(bob.transcript)")
+        #expect(dave.waitForEvent("message", timeout: 10)?["text"] as? String == "for dave", "\(dave.transcript)")
+        for child in [alice, carol, bob, dave] { child.closeInput() }
+        for child in [alice, carol, bob, dave] { #expect(child.waitForExit(timeout: 20) == 0, "\(child.transcript)") }
+        #expect(!bob.stdout.contains { $0.contains("for dave") } && !dave.stdout.contains { $0.contains("for bob") })
+    }
+
+    /// A container-like interface (a veth named docker0, up with a carrier)
+    /// is left out by default: a joiner that listens only there hears
+    /// nothing. Named in CHATCLI_MDNS_INTERFACES, it carries the chat.
+    @Test func aDockerLikeInterfaceIsLeftOutUnlessNamed() throws {
+        let lab = try LANLab()
+        try lab.addVirtualLink("docker0", "docker1", subnet: "172.17.0")
+        let alice = try lab.chatcli(lab.left, ["create", "--lan", "--json", "--name", "default"], name: "alice")
+        let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
+        let onDocker = ["CHATCLI_MDNS_INTERFACES": "docker1"]
+        let bob = try lab.chatcli(lab.right, ["join", code, "--lan"], name: "bob", environment: onDocker)
+        #expect(bob.waitForExit(timeout: 30) == 1)
+        #expect(bob.transcript.contains("No chat answered on the local network within 5 s (on docker1)"), "\(bob.transcript)")
+        alice.signal(SIGTERM)
+        _ = alice.waitForExit(timeout: 10)
+
+        let carol = try lab.chatcli(lab.left, ["create", "--lan", "--json", "--name", "named"], name: "carol",
+                                    environment: ["CHATCLI_MDNS_INTERFACES": "docker0"])
+        let named = try #require(carol.waitForEvent("code", timeout: 20)?["code"] as? String, "\(carol.transcript)")
+        let dave = try lab.chatcli(lab.right, ["join", named, "--lan", "--json"], name: "dave", environment: onDocker)
+        #expect(dave.waitForEvent("connected", timeout: 30) != nil, "\(carol.transcript)\n\(dave.transcript)")
+        // Nothing of carol's was heard on the lab's own link.
+        let list = try lab.chatcli(lab.right, ["lan", "--json", "--wait", "2"], name: "list",
+                                   environment: ["CHATCLI_MDNS_INTERFACES": lab.rightLink])
+        #expect(list.waitForExit(timeout: 15) == 0)
+        #expect(list.stdout.isEmpty, "\(list.transcript)")
+    }
+
     @Test func lanListsByNameAndDropsTheChatWhenItsCreatorQuits() throws {
         let lab = try LANLab()
         let alice = try lab.chatcli(lab.left, ["create", "--lan", "--json", "--name", "alice's laptop"], name: "alice")
