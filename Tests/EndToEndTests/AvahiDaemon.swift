@@ -47,10 +47,13 @@ final class AvahiDaemon {
         try #require(daemon.waitForLine(stderr: true, timeout: 30) { $0.contains("Server startup complete") } != nil, "\(daemon.transcript)")
     }
 
+    /// The daemon first (its wrapper reaps it and exits), then the wrapper
+    /// if it is still there.
     deinit {
-        for child in [daemon, bus].compactMap({ $0 }) {
-            child.signal(SIGKILL)
-            _ = child.waitForExit(timeout: 10)
+        for wrapper in [daemon, bus].compactMap({ $0 }) {
+            let children = (try? String(contentsOfFile: "/proc/\(wrapper.pid)/task/\(wrapper.pid)/children", encoding: .utf8)) ?? ""
+            for pid in children.split(separator: " ").compactMap({ Int32($0) }) { kill(pid, SIGKILL) }
+            if wrapper.waitForExit(timeout: 10) == nil { wrapper.signal(SIGKILL) }
         }
         try? FileManager.default.removeItem(atPath: directory)
     }
