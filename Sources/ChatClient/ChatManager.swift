@@ -105,6 +105,8 @@ public final class ChatManager {
         get { session.options.fallbackSTUN }
         set { session.options.fallbackSTUN = newValue }
     }
+    /// On the LAN: link-local IPv6 host candidates too (see `NetworkInterfaces`).
+    public var linkLocalCandidates = false
     public var inviteServer: String? {
         get { session.options.inviteServer }
         set { session.options.inviteServer = newValue }
@@ -254,7 +256,7 @@ public final class ChatManager {
             return
         }
         do {
-            let link = try PeerLink(loop: loop, isOfferer: isOfferer, interfaces: NetworkInterfaces.addresses(), stunServers: servers.stun,
+            let link = try PeerLink(loop: loop, isOfferer: isOfferer, interfaces: localAddresses(), stunServers: servers.stun,
                                     turnServers: servers.turn, relayOnly: relayOnly, caFile: http.caFile, hardNATProbing: hardNATProbing,
                                     certificate: certificate)
             let transport = link.connection
@@ -306,8 +308,14 @@ public final class ChatManager {
         watcher.onChange = { [weak self] snapshot in
             guard let self else { return }
             self.signaling.networkChanged(addresses: snapshot.addresses)
-            for link in self.links.values { link.networkChanged(to: snapshot.addresses) }
+            let addresses = self.linkLocalCandidates ? Set(self.localAddresses()) : snapshot.addresses
+            for link in self.links.values { link.networkChanged(to: addresses) }
         }
         networkWatcher = watcher
+    }
+
+    /// The addresses ICE gathers host candidates on.
+    private func localAddresses() -> [SocketAddress] {
+        NetworkInterfaces.addresses(includeLinkLocal: linkLocalCandidates)
     }
 }

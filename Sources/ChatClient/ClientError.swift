@@ -26,8 +26,8 @@ public enum ClientError: Error, Equatable, Sendable {
     /// The peer of a chat presented another certificate than the one pinned
     /// for it (`session`: the saved session's name, if it has one).
     case peerChanged(session: String?)
-    /// Local-network chat (`--lan`): discovery or advertising failed; the reason is a sentence.
-    case lan(String)
+    /// Local-network chat (`--lan`): discovery or advertising failed.
+    case lan(LANFailure)
 
     public var code: String {
         switch self {
@@ -95,8 +95,8 @@ public enum ClientError: Error, Equatable, Sendable {
         case .peerChanged(nil):
             return "Your peer presented another certificate than the one pinned for this chat, so it may not be your peer (someone may be intercepting): nothing was sent or shown. "
                 + "Start a new chat with 'chatcli create' if your peer really started over."
-        case .lan(let reason):
-            return reason
+        case .lan(let failure):
+            return failure.sentence
         }
     }
 }

@@ -12,13 +12,15 @@ extension PeerLink {
     func networkChanged(to addresses: Set<SocketAddress>) {
         guard !closed else { return }
         var removed: [STUNAddress] = []
+        // Compared as bound (a link-local address with its zone).
         for (base, socket) in sockets {
-            guard let address = SocketAddress(base)?.with(port: 0), !addresses.contains(address) else { continue }
+            let address = socket.localAddress.with(port: 0)
+            guard !addresses.contains(address) else { continue }
             socket.close()
             sockets[base] = nil
             removed.append(base)
         }
-        let bound = Set(sockets.keys.compactMap { SocketAddress($0)?.with(port: 0) })
+        let bound = Set(sockets.values.map { $0.localAddress.with(port: 0) })
         var added: [STUNAddress] = []
         for address in addresses.subtracting(bound).sorted(by: { $0.description < $1.description }) {
             guard let (base, socket) = Self.bind(address, loop: loop) else { continue }

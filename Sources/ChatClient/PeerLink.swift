@@ -23,7 +23,8 @@ public final class PeerLink {
     /// After every pump: data moved, acknowledgements may have arrived.
     public var onProgress: (() -> Void)?
 
-    /// `interfaces`: the machine's addresses (`NetworkInterfaces.addresses()`).
+    /// `interfaces`: the machine's addresses (`NetworkInterfaces.addresses()`;
+    /// link-local IPv6 ones with their zone).
     /// `turnServers` add relayed candidates (`caFile` is trusted for
     /// `turns:` ones); `relayOnly` offers nothing else; `hardNATProbing`
     /// turns on port probing (`PortProbingConfig`).
@@ -99,15 +100,17 @@ public final class PeerLink {
         onProgress?()
     }
 
-    /// UDP datagrams from their base's socket; TURN-over-TCP bytes on the
-    /// stream to their server.
+    /// UDP datagrams from their base's socket (a link-local destination in
+    /// that socket's zone: ICE pairs link-local only with link-local);
+    /// TURN-over-TCP bytes on the stream to their server.
     private func sendTransmits() {
         while let transmit = connection.pollTransmit() {
             if transmit.route == .turnStream {
                 streams.write(transmit.bytes, to: transmit.destination)
                 continue
             }
-            guard let socket = sockets[transmit.source], let destination = SocketAddress(transmit.destination) else { continue }
+            guard let socket = sockets[transmit.source], var destination = SocketAddress(transmit.destination) else { continue }
+            if destination.isLinkLocal { destination = destination.with(scopeID: socket.localAddress.scopeID) }
             socket.send(transmit.bytes, to: destination)
         }
     }

@@ -28,7 +28,7 @@ extension ICEAgent {
         // Relay-only: the base only reaches TURN servers, unannounced.
         guard !config.relayOnly else { return }
         emit(.localCandidate(candidate))
-        for server in stunServers where server.family == address.family {
+        for server in stunServers where server.family == address.family && !address.isLinkLocal {
             gatherJobs.append(GatherJob(base: address, server: server))
             gatheringCompleteSent = false
         }
@@ -40,7 +40,7 @@ extension ICEAgent {
     public func addSTUNServer(_ server: STUNAddress) {
         guard !stunServers.contains(server), !config.relayOnly else { return }
         stunServers.append(server)
-        for base in hostBases where base.family == server.family {
+        for base in routableHostBases where base.family == server.family {
             gatherJobs.append(GatherJob(base: base, server: server))
             gatheringCompleteSent = false
         }

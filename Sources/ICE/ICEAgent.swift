@@ -107,7 +107,7 @@ public final class ICEAgent {
         guard remoteCandidates.count < config.maxRemoteCandidates else { return }
         remoteCandidates.append(candidate)
         guard let address = candidate.address, candidate.isUDP, candidate.component == 1, address.port != 0 else { return }
-        for local in pairableLocals where local.base.family == address.family {
+        for local in pairableLocals where Self.pairable(base: local.base, remote: address) {
             checkList.add(local: local, remote: candidate, remoteAddress: address, limit: config.maxPairs)
         }
     }

@@ -22,7 +22,7 @@ enum ICEPriority {
         let familyClass: Int
         if address.family == .ipv4 {
             familyClass = 2
-        } else if address.ip.count == 16, address.ip[0] == 0xFE, address.ip[1] & 0xC0 == 0x80 {
+        } else if address.isLinkLocal {
             familyClass = 1
         } else {
             familyClass = 3

@@ -63,7 +63,7 @@ extension ICEAgent {
     /// twice does nothing.
     public func addTURNServer(_ server: STUNAddress, transport: TURNTransport, username: String, password: String) {
         guard !relays.contains(where: { $0.server == server && $0.transport == transport }) else { return }
-        let hostBase = hostBases.first { $0.family == server.family }
+        let hostBase = routableHostBases.first { $0.family == server.family }
         let client = TURNClient(
             server: server, transport: transport, username: username, password: password, now: now, random: random)
         let index = min(relays.count, 0x3FFF)

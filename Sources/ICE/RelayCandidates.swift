@@ -58,7 +58,7 @@ extension ICEAgent {
     func pairWithRemotes(_ local: LocalCandidate) {
         for remote in remoteCandidates {
             guard let remoteAddress = remote.address, remote.isUDP, remote.component == 1,
-                  remoteAddress.family == local.base.family, remoteAddress.port != 0
+                  Self.pairable(base: local.base, remote: remoteAddress), remoteAddress.port != 0
             else { continue }
             checkList.add(local: local, remote: remote, remoteAddress: remoteAddress, limit: config.maxPairs)
         }

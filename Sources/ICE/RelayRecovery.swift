@@ -39,7 +39,7 @@ extension ICEAgent {
     /// that appears (`adoptOrphanRelays`).
     func moveRelays(off address: STUNAddress) {
         for index in relays.indices where relays[index].transport == .udp && relays[index].hostBase == address {
-            relays[index].hostBase = hostBases.first { $0.family == relays[index].server.family }
+            relays[index].hostBase = routableHostBases.first { $0.family == relays[index].server.family }
             relays[index].client.handleTransportClosed(now: now, reason: .localAddressGone("\(address)"))
             reallocateNow(index)
         }
@@ -48,7 +48,7 @@ extension ICEAgent {
     /// A new base takes over the UDP allocations that had none left.
     func adoptOrphanRelays(_ address: STUNAddress) {
         for index in relays.indices where relays[index].transport == .udp && relays[index].hostBase == nil
-            && relays[index].server.family == address.family && relays[index].everAllocated {
+            && relays[index].server.family == address.family && relays[index].everAllocated && !address.isLinkLocal {
             relays[index].hostBase = address
             reallocateNow(index)
         }

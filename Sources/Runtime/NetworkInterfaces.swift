@@ -2,10 +2,14 @@ import CShims
 import Glibc
 
 /// The machine's usable IP addresses, for ICE host candidates: every address
-/// of every interface that is up, IPv4 and IPv6 (link-local IPv6 is left out,
-/// as browsers do); loopback only when asked for or when nothing else is up.
+/// of every interface that is up, IPv4 and IPv6; loopback only when asked for
+/// or when nothing else is up. Link-local IPv6 (with its zone) only when
+/// asked for: the chat on the local network (`--lan`) offers it, since two
+/// hosts on one link may share nothing else; over the internet it would
+/// reach no one and often carries the interface's MAC address (EUI-64),
+/// which the server and a distant peer have no business seeing.
 public enum NetworkInterfaces {
-    public static func addresses(includeLoopback: Bool = false) -> [SocketAddress] {
+    public static func addresses(includeLoopback: Bool = false, includeLinkLocal: Bool = false) -> [SocketAddress] {
         var head: UnsafeMutablePointer<ifaddrs>?
         guard getifaddrs(&head) == 0, let first = head else { return [] }
         defer { freeifaddrs(head) }
@@ -24,7 +28,7 @@ public enum NetworkInterfaces {
                 dst.copyMemory(from: UnsafeRawBufferPointer(start: sa, count: size))
             }
             guard let address = SocketAddress(storage: storage)?.with(port: 0) else { continue }
-            if address.family == .ipv6 && address.ipBytes.starts(with: [0xFE, 0x80]) { continue }
+            if address.isLinkLocal && !includeLinkLocal { continue }
             if !includeLoopback && (address.isLoopback || flags & Int32(IFF_LOOPBACK) != 0) {
                 loopback.append(address)
             } else if !found.contains(address) {

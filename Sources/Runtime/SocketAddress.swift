@@ -164,6 +164,14 @@ public struct SocketAddress: Hashable, Sendable, CustomStringConvertible {
         family == .ipv4 ? low >> 24 == 127 : (high == 0 && low == 1)
     }
 
+    /// True for IPv6 link-local addresses (fe80::/10), which need a zone.
+    public var isLinkLocal: Bool { family == .ipv6 && high >> 54 == 0x3FA }
+
+    /// The same address in another zone (interface index); for link-local IPv6.
+    public func with(scopeID: UInt32) -> SocketAddress {
+        SocketAddress(family: family, high: high, low: low, port: port, scopeID: family == .ipv6 ? scopeID : 0)
+    }
+
     /// True for 0.0.0.0 and ::.
     public var isUnspecified: Bool { high == 0 && low == 0 }
 

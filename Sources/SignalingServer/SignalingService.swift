@@ -201,6 +201,10 @@ public final class SignalingService {
             }
             let started = connection.requestStarted ?? loop.now
             connection.requestStarted = connection.parser.isIdle ? nil : loop.now
+            if config.embedded, !connection.peer.isLoopback, !EmbeddedEndpoint.answersFromAnotherHost(request) {
+                respond(EmbeddedEndpoint.refusal, to: request, on: connection, started: started)
+                continue
+            }
             if WebSocketHandshake.isUpgradeRequest(request) {
                 upgrade(connection, request)
                 return

@@ -63,7 +63,7 @@ enum LANCommand {
             printer.emit(.error(error))
             return 1
         } catch {
-            printer.emit(.error(.lan("Cannot start the local signaling endpoint: \(error).")))
+            printer.emit(.error(.lan(.cannotStart(what: "the local signaling endpoint", reason: "\(error)"))))
             return 1
         }
         guard let port = endpoint.port, let server = ServerURL("http://127.0.0.1:\(port)") else { return 1 }
@@ -71,6 +71,7 @@ enum LANCommand {
         return ChatCommand.chat(mode: .create(expiresIn: expiresIn), server: server, printer: printer, args: args,
                                 iceServers: iceServers, saving: unsaved, identity: ChatCommand.ChatIdentity(), on: loop) { manager in
             manager.fallbackSTUN = false
+            manager.linkLocalCandidates = true
             manager.inviteServer = ChatEvent.lanInvite
             let saved = manager.onSession
             manager.onSession = { update in
@@ -101,7 +102,7 @@ enum LANCommand {
             printer.emit(.error(error))
             return 1
         } catch {
-            printer.emit(.error(.lan("Cannot start: \(error).")))
+            printer.emit(.error(.lan(.cannotStart(what: "looking for the chat", reason: "\(error)"))))
             return 1
         }
         var outcome: LANFinder.Outcome?
@@ -130,6 +131,7 @@ enum LANCommand {
                                     iceServers: iceServers, saving: unsaved, identity: ChatCommand.ChatIdentity(),
                                     secret: pairing.secret, on: loop) { manager in
                 manager.fallbackSTUN = false
+                manager.linkLocalCandidates = true
             }
         case .failed(let error):
             printer.emit(.error(error))
@@ -158,7 +160,7 @@ enum LANCommand {
             Output.write("chatcli: \(error.message)\n", to: 2)
             return 1
         } catch {
-            Output.write("chatcli: cannot start: \(error)\n", to: 2)
+            Output.write("chatcli: \(ClientError.lan(.cannotStart(what: "listening on the local network", reason: "\(error)")).message)\n", to: 2)
             return 1
         }
         var status: Int32 = 0

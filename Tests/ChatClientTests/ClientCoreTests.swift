@@ -136,7 +136,10 @@ import Wire
     @Test func everyErrorHasOneSentenceAndACode() {
         let errors: [ClientError] = [.invalidCode("x"), .unreachable(server: "s", reason: "r"), .tls(server: "s", reason: "r"), .timeout("t"),
                                      .codeNotFound, .codeAlreadyUsed, .codeExpired, .rateLimited(retryAfter: nil), .roomNotFound, .roomFull,
-                                     .server(status: 500, code: nil, action: "a"), .protocolViolation("p"), .connectionLost("c"), .interrupted]
+                                     .server(status: 500, code: nil, action: "a"), .protocolViolation("p"), .connectionLost("c"), .interrupted,
+                                     .lan(.noMulticast(interface: nil, reason: nil)), .lan(.noMulticast(interface: "eth0", reason: "Operation not permitted")),
+                                     .lan(.cannotStart(what: "w", reason: "r")), .lan(.silence(seconds: 5, interfaces: ["eth0", "wlan0"])),
+                                     .lan(.noMatch(nearby: 2, locator: "123456")), .lan(.twoClaimants)]
         for e in errors {
             #expect(!e.code.isEmpty && e.code.allSatisfy { $0.isLowercase || $0 == "_" })
             #expect(e.message.hasSuffix(".") && !e.message.contains("\n"))

@@ -3,38 +3,65 @@ import Testing
 
 /// Network namespaces on one veth pair (198.18.9.0/24, no route anywhere
 /// else, no signaling server) with multicast up and a 224.0.0.0/4 route,
-/// for the `--lan` tests. Needs root; removed when released.
+/// for the `--lan` tests; with more than two hosts, each is wired to a
+/// bridge in a namespace of its own (multicast snooping off, so mDNS floods
+/// as on a home switch). Host i has 198.18.9.(i+1). Needs root; removed
+/// when released.
 final class LANLab {
-    let left: String
-    let right: String
-    let leftLink: String
-    let rightLink: String
+    let hosts: [String]
+    let links: [String]
+    private let others: [String]
     private static let counter = Counter()
+    let tag: String
 
-    init(ipv4: Bool = true) throws {
+    var left: String { hosts[0] }
+    var right: String { hosts[1] }
+    var leftLink: String { links[0] }
+    var rightLink: String { links[1] }
+
+    init(ipv4: Bool = true, hosts count: Int = 2) throws {
         let tag = "\(getpid() % 100_000)x\(Self.counter.next())"
-        left = "lnA\(tag)"
-        right = "lnB\(tag)"
-        leftLink = "lnva\(tag)"
-        rightLink = "lnvb\(tag)"
-        try sh("ip netns add \(left) && ip netns add \(right)")
-        for ns in [left, right] {
+        self.tag = tag
+        hosts = (0..<count).map { "l2\(Character(UnicodeScalar(UInt8(65 + $0))))\(tag)" }
+        links = (0..<count).map { "l2v\(Character(UnicodeScalar(UInt8(97 + $0))))\(tag)" }
+        others = count > 2 ? ["l2S\(tag)"] : []
+        for ns in hosts + others {
+            try sh("ip netns add \(ns)")
             // No duplicate address detection: link-local IPv6 is usable at once.
             try sh("ip netns exec \(ns) sysctl -qw net.ipv6.conf.all.accept_dad=0 net.ipv6.conf.default.accept_dad=0 && ip -n \(ns) link set lo up")
         }
-        try sh("ip link add \(leftLink) netns \(left) type veth peer name \(rightLink) netns \(right)")
-        for (ns, link, ip) in [(left, leftLink, "198.18.9.1"), (right, rightLink, "198.18.9.2")] {
-            if ipv4 { try sh("ip -n \(ns) addr add \(ip)/24 dev \(link)") }
+        if let bridgeHost = others.first {
+            try sh("ip -n \(bridgeHost) link add br0 type bridge mcast_snooping 0 && ip -n \(bridgeHost) link set br0 up")
+            for (index, (ns, link)) in zip(hosts, links).enumerated() {
+                let port = "l2p\(index)\(tag)"
+                try sh("ip link add \(link) netns \(ns) type veth peer name \(port) netns \(bridgeHost)"
+                       + " && ip -n \(bridgeHost) link set \(port) master br0 up")
+            }
+        } else {
+            try sh("ip link add \(links[0]) netns \(hosts[0]) type veth peer name \(links[1]) netns \(hosts[1])")
+        }
+        for (index, (ns, link)) in zip(hosts, links).enumerated() {
+            if ipv4 { try sh("ip -n \(ns) addr add 198.18.9.\(index + 1)/24 dev \(link)") }
             try sh("ip -n \(ns) link set \(link) up multicast on && ip -n \(ns) route add 224.0.0.0/4 dev \(link)"
                    + (ipv4 ? "" : " || true"))
         }
     }
 
+    /// A second veth pair between the first two hosts, named like a
+    /// container bridge on each side (`leftName` in the left host,
+    /// `rightName` in the right one), on `subnet`.0/24 (.1 and .2).
+    func addVirtualLink(_ leftName: String, _ rightName: String, subnet: String) throws {
+        try sh("ip link add \(leftName) netns \(left) type veth peer name \(rightName) netns \(right)")
+        for (index, (ns, link)) in [(left, leftName), (right, rightName)].enumerated() {
+            try sh("ip -n \(ns) addr add \(subnet).\(index + 1)/24 dev \(link) && ip -n \(ns) link set \(link) up multicast on")
+        }
+    }
+
     deinit {
-        for ns in [left, right] {
+        for ns in hosts + others {
             for pid in (try? output("ip netns pids \(ns)"))?.split(separator: "\n") ?? [] { kill(Int32(pid) ?? 0, SIGKILL) }
         }
-        _ = try? sh("ip netns del \(left); ip netns del \(right)")
+        _ = try? sh((hosts + others).map { "ip netns del \($0)" }.joined(separator: "; "))
     }
 
     /// `chatcli ARGS` in `ns`.

@@ -6,10 +6,6 @@ import Testing
 /// endpoint, host candidates, DTLS, SCTP. Needs root.
 @Suite(.serialized, .enabled(if: getuid() == 0, "network namespaces need root"))
 struct LANTests {
-    /// Opt-in (CHATCLI_AVAHI_TEST=1) until its hang in the harness is understood: run by hand, the same
-    /// steps pass (see CHANGELOG's known issues).
-    static let avahiInstalled = FileManager.default.isExecutableFile(atPath: "/usr/sbin/avahi-daemon")
-        && ProcessInfo.processInfo.environment["CHATCLI_AVAHI_TEST"] == "1"
 
     func createAndJoin(_ lab: LANLab, name: String = "alice") throws -> (alice: ChildProcess, bob: ChildProcess, ms: Double) {
         let alice = try lab.chatcli(lab.left, ["create", "--lan", "--json", "--name", name], name: "alice")
@@ -43,6 +39,65 @@ struct LANTests {
         bob.closeInput()
         #expect(alice.waitForExit(timeout: 20) == 0, "\(alice.transcript)")
         #expect(bob.waitForExit(timeout: 20) == 0, "\(bob.transcript)")
+    }
+
+    /// Three hosts on a bridge, two chats waiting at once: each joiner
+    /// reaches its own creator (no cross-talk), and each chat's lines go to
+    /// its own peer only.
+    @Test func threeHostsTwoChatsAtOnceNoCrossTalk() throws {
+        let lab = try LANLab(hosts: 3)
+        let alice = try lab.chatcli(lab.hosts[0], ["create", "--lan", "--json", "--name", "first"], name: "alice")
+        let carol = try lab.chatcli(lab.hosts[1], ["create", "--lan", "--json", "--name", "second"], name: "carol")
+        let aliceCode = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
+        let carolCode = try #require(carol.waitForEvent("code", timeout: 20)?["code"] as? String, "\(carol.transcript)")
+        let watch = try lab.chatcli(lab.hosts[2], ["lan", "--json", "--watch"], name: "watch")
+        for name in ["first", "second"] {
+            try #require(watch.waitForLine(timeout: 20) { $0.contains("\"\(name)\"") } != nil, "\(watch.transcript)")
+        }
+        watch.signal(SIGINT)
+        // Both joins at once, from the third host and from alice's.
+        let bob = try lab.chatcli(lab.hosts[2], ["join", aliceCode, "--lan", "--json"], name: "bob")
+        let dave = try lab.chatcli(lab.hosts[0], ["join", carolCode, "--lan", "--json"], name: "dave")
+        let bobConnected = try #require(bob.waitForEvent("connected", timeout: 30), "\(alice.transcript)\n\(bob.transcript)")
+        let daveConnected = try #require(dave.waitForEvent("connected", timeout: 30), "\(carol.transcript)\n\(dave.transcript)")
+        #expect((bobConnected["remote"] as? String)?.contains("198.18.9.1") == true, "\(bobConnected)")
+        #expect((daveConnected["remote"] as? String)?.contains("198.18.9.2") == true, "\(daveConnected)")
+        #expect(bobConnected["auth"] as? String == "pake" && daveConnected["auth"] as? String == "pake")
+        try #require(alice.waitForEvent("connected", timeout: 10) != nil && carol.waitForEvent("connected", timeout: 10) != nil)
+        alice.write("for bob\n")
+        carol.write("for dave\n")
+        #expect(bob.waitForEvent("message", timeout: 10)?["text"] as? String == "for bob", "\(bob.transcript)")
+        #expect(dave.waitForEvent("message", timeout: 10)?["text"] as? String == "for dave", "\(dave.transcript)")
+        for child in [alice, carol, bob, dave] { child.closeInput() }
+        for child in [alice, carol, bob, dave] { #expect(child.waitForExit(timeout: 20) == 0, "\(child.transcript)") }
+        #expect(!bob.stdout.contains { $0.contains("for dave") } && !dave.stdout.contains { $0.contains("for bob") })
+    }
+
+    /// A container-like interface (a veth named docker0, up with a carrier)
+    /// is left out by default: a joiner that listens only there hears
+    /// nothing. Named in CHATCLI_MDNS_INTERFACES, it carries the chat.
+    @Test func aDockerLikeInterfaceIsLeftOutUnlessNamed() throws {
+        let lab = try LANLab()
+        try lab.addVirtualLink("docker0", "docker1", subnet: "172.17.0")
+        let alice = try lab.chatcli(lab.left, ["create", "--lan", "--json", "--name", "default"], name: "alice")
+        let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
+        let onDocker = ["CHATCLI_MDNS_INTERFACES": "docker1"]
+        let bob = try lab.chatcli(lab.right, ["join", code, "--lan"], name: "bob", environment: onDocker)
+        #expect(bob.waitForExit(timeout: 30) == 1)
+        #expect(bob.transcript.contains("No chat answered on the local network within 5 s (on docker1)"), "\(bob.transcript)")
+        alice.signal(SIGTERM)
+        _ = alice.waitForExit(timeout: 10)
+
+        let carol = try lab.chatcli(lab.left, ["create", "--lan", "--json", "--name", "named"], name: "carol",
+                                    environment: ["CHATCLI_MDNS_INTERFACES": "docker0"])
+        let named = try #require(carol.waitForEvent("code", timeout: 20)?["code"] as? String, "\(carol.transcript)")
+        let dave = try lab.chatcli(lab.right, ["join", named, "--lan", "--json"], name: "dave", environment: onDocker)
+        #expect(dave.waitForEvent("connected", timeout: 30) != nil, "\(carol.transcript)\n\(dave.transcript)")
+        // Nothing of carol's was heard on the lab's own link.
+        let list = try lab.chatcli(lab.right, ["lan", "--json", "--wait", "2"], name: "list",
+                                   environment: ["CHATCLI_MDNS_INTERFACES": lab.rightLink])
+        #expect(list.waitForExit(timeout: 15) == 0)
+        #expect(list.stdout.isEmpty, "\(list.transcript)")
     }
 
     @Test func lanListsByNameAndDropsTheChatWhenItsCreatorQuits() throws {
@@ -80,11 +135,10 @@ struct LANTests {
         #expect(carol.transcript.contains("multicast"))
     }
 
-    /// Discovery and signaling work over link-local IPv6 alone (the joiner
-    /// reaches the creator's endpoint at fe80::…%interface); the data path
-    /// does not yet, since ICE gathers no link-local host candidates (a known
-    /// issue: this test fails once it connects, so the note can go).
-    @Test func withoutIPv4DiscoveryAndSignalingRunOverLinkLocalIPv6() throws {
+    /// With no IPv4 at all, discovery, the creator's endpoint (fe80::…%link)
+    /// and ICE (link-local host candidates, sent in the socket's zone) all run
+    /// over link-local IPv6, and the chat works.
+    @Test func withoutIPv4TheChatRunsOverLinkLocalIPv6() throws {
         let lab = try LANLab(ipv4: false)
         let alice = try lab.chatcli(lab.left, ["create", "--lan", "--json", "--name", "v6"], name: "alice")
         let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
@@ -92,11 +146,44 @@ struct LANTests {
         try #require(watch.waitForLine(timeout: 20) { $0.contains("v6") } != nil, "\(watch.transcript)")
         watch.signal(SIGINT)
         let bob = try lab.chatcli(lab.right, ["join", code, "--lan", "--json"], name: "bob")
-        #expect(bob.waitForEvent("peer_joined", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
-        #expect(alice.waitForEvent("peer_joined", timeout: 10) != nil, "\(alice.transcript)")
-        withKnownIssue("ICE has no link-local IPv6 host candidates") {
-            #expect(bob.waitForEvent("connected", timeout: 30) != nil)
-        }
+        let connected = try #require(bob.waitForEvent("connected", timeout: 30), "\(alice.transcript)\n\(bob.transcript)")
+        #expect((connected["remote"] as? String)?.lowercased().contains("fe80:") == true, "\(connected)")
+        try #require(alice.waitForEvent("connected", timeout: 10) != nil, "\(alice.transcript)")
+        bob.write("over fe80\n")
+        #expect(alice.waitForEvent("message", timeout: 10)?["text"] as? String == "over fe80", "\(alice.transcript)")
+        alice.write("back over fe80\n")
+        #expect(bob.waitForEvent("message", timeout: 10)?["text"] as? String == "back over fe80", "\(bob.transcript)")
+    }
+
+    /// The creator's endpoint listens for the whole LAN but answers another
+    /// host only the joiner's calls: creating a room (or anything else) from
+    /// there is refused with 403, and the joiner still gets in.
+    @Test func theCreatorsEndpointAnswersOtherHostsOnlyTheJoinersCalls() throws {
+        let lab = try LANLab()
+        let alice = try lab.chatcli(lab.left, ["create", "--lan", "--json"], name: "alice")
+        let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
+        let listening = try lab.output("ip netns exec \(lab.left) ss -Htln")
+        // "LISTEN 0 128 *:41701 *:*": the creator's endpoint is all that listens there.
+        let local = listening.split(whereSeparator: \.isWhitespace).dropFirst(3).first.map(String.init) ?? ""
+        let port = try #require(local.split(separator: ":").last.flatMap { UInt16($0) }, "\(listening)")
+        let script = """
+            import sys, urllib.request as u
+            opener = u.build_opener(u.ProxyHandler({}))
+            for method, path in [("POST", "/api/rooms"), ("GET", "/api/rooms?joinid=1"), ("GET", "/healthz"), ("GET", "/"), ("GET", "/api/ice-servers")]:
+                request = u.Request("http://198.18.9.1:" + sys.argv[1] + path, method=method, data=b"{}" if method == "POST" else None,
+                                    headers={"Content-Type": "application/json"})
+                try:
+                    print(method, path, opener.open(request, timeout=10).status)
+                except u.HTTPError as error:
+                    print(method, path, error.code, error.read().decode())
+            """
+        let probe = try lab.exec(lab.right, ["python3", "-c", script, String(port)], name: "probe")
+        #expect(probe.waitForExit(timeout: 30) == 0, "\(probe.transcript)")
+        let answers = probe.stdout
+        #expect(answers.filter { $0.contains("403") && $0.contains("loopback_only") }.count == 4, "\(probe.transcript)")
+        #expect(answers.contains("GET /api/ice-servers 200"), "\(probe.transcript)")
+        let bob = try lab.chatcli(lab.right, ["join", code, "--lan", "--json"], name: "bob")
+        #expect(bob.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
     }
 
     @Test func anUnreachableServerMentionsLAN() throws {
@@ -107,37 +194,15 @@ struct LANTests {
 
     /// Avahi (run in the right namespace with its own D-Bus) sees chatcli's
     /// service with its TXT, and chatcli lists a service Avahi publishes.
-    @Test(.enabled(if: avahiInstalled, "avahi-daemon is not installed"))
+    @Test(.enabled(if: AvahiDaemon.installed, "avahi-daemon is not installed"))
     func avahiSeesChatcliAndChatcliSeesAvahi() throws {
         let lab = try LANLab()
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("lnavahi-\(lab.right)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        let bus = "unix:path=\(dir)/bus"
-        try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN" "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig><type>system</type><listen>\(bus)</listen><auth>EXTERNAL</auth>
-            <policy context="default"><allow user="*"/><allow own="*"/><allow send_type="method_call"/>
-            <allow send_destination="*"/><allow receive_sender="*"/></policy></busconfig>
-            """.write(toFile: dir + "/bus.conf", atomically: true, encoding: .utf8)
-        try "[server]\nuse-ipv4=yes\nuse-ipv6=yes\nenable-dbus=yes\nallow-interfaces=\(lab.rightLink)\n[publish]\npublish-workstation=no\n"
-            .write(toFile: dir + "/avahi.conf", atomically: true, encoding: .utf8)
-        // A private /run (mount namespace) so the daemon's pid file and socket are its own.
-        let script = """
-            mount -t tmpfs tmpfs /run && mkdir -p /run/avahi-daemon /run/dbus
-            dbus-daemon --config-file=\(dir)/bus.conf --nofork &
-            while [ ! -S \(dir)/bus ]; do sleep 0.1; done
-            exec avahi-daemon -f \(dir)/avahi.conf --no-drop-root --no-chroot --no-rlimits
-            """
-        let env = ["DBUS_SYSTEM_BUS_ADDRESS": bus]
-        let daemon = try lab.exec(lab.right, ["unshare", "-m", "sh", "-c", script], name: "avahi", environment: env)
-        try #require(daemon.waitForLine(stderr: true, timeout: 30) { $0.contains("Server startup complete") } != nil, "\(daemon.transcript)")
-
+        let avahi = try AvahiDaemon(lab: lab, namespace: lab.right, interface: lab.rightLink)
         let alice = try lab.chatcli(lab.left, ["create", "--lan", "--json", "--name", "seen by avahi"], name: "alice")
         _ = try #require(alice.waitForEvent("code", timeout: 20))
         var seen = ""
         for _ in 0..<10 where !seen.contains("seen by avahi") {
-            let browse = try lab.exec(lab.right, ["avahi-browse", "-rpt", "_chatcli._udp"], name: "avahi-browse", environment: env)
+            let browse = try lab.exec(lab.right, ["avahi-browse", "-rpt", "_chatcli._udp"], name: "avahi-browse", environment: avahi.environment)
             _ = browse.waitForExit(timeout: 20)
             seen = browse.stdout.joined(separator: "\n")
         }
@@ -145,12 +210,42 @@ struct LANTests {
 
         let publish = try lab.exec(lab.right, ["avahi-publish", "-s", "from avahi", "_chatcli._udp", "4242", "v=1", "name=published by avahi",
                                                "salt=00112233445566778899aabbccddeeff", "proof=00112233445566778899aabbccddeeff"],
-                                   name: "avahi-publish", environment: env)
+                                   name: "avahi-publish", environment: avahi.environment)
         defer { publish.signal(SIGKILL) }
         let watch = try lab.chatcli(lab.left, ["lan", "--json", "--watch"], name: "watch")
         #expect(watch.waitForLine(timeout: 20) { $0.contains("published by avahi") } != nil, "\(watch.transcript)\n\(publish.transcript)")
         watch.signal(SIGINT)
         alice.signal(SIGTERM)
         _ = alice.waitForExit(timeout: 10)
+    }
+
+    /// chatcli and avahi-daemon on the same host share UDP 5353
+    /// (SO_REUSEADDR/SO_REUSEPORT, as mDNSResponder does): a chat created
+    /// next to a running Avahi is joined from the other host, Avahi on the
+    /// creator's host lists it, and another chatcli there hears it too.
+    @Test(.enabled(if: AvahiDaemon.installed, "avahi-daemon is not installed"))
+    func coexistsWithAvahiOnTheSameHost() throws {
+        let lab = try LANLab()
+        let avahi = try AvahiDaemon(lab: lab, namespace: lab.right, interface: lab.rightLink)
+        let alice = try lab.chatcli(lab.right, ["create", "--lan", "--json", "--name", "next to avahi"], name: "alice")
+        let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
+        var seen = ""
+        for _ in 0..<10 where !seen.contains("next to avahi") {
+            let browse = try lab.exec(lab.right, ["avahi-browse", "-rpt", "_chatcli._udp"], name: "avahi-browse", environment: avahi.environment)
+            _ = browse.waitForExit(timeout: 20)
+            seen = browse.stdout.joined(separator: "\n")
+        }
+        #expect(seen.contains("\"name=next to avahi\""), "\(seen)")
+        let neighbour = try lab.chatcli(lab.right, ["lan", "--json", "--watch"], name: "neighbour")
+        #expect(neighbour.waitForLine(timeout: 20) { $0.contains("next to avahi") } != nil, "\(neighbour.transcript)")
+        neighbour.signal(SIGINT)
+        let bob = try lab.chatcli(lab.left, ["join", code, "--lan", "--json"], name: "bob")
+        try #require(bob.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
+        alice.write("beside avahi\n")
+        #expect(bob.waitForEvent("message", timeout: 10)?["text"] as? String == "beside avahi", "\(bob.transcript)")
+        alice.closeInput()
+        bob.closeInput()
+        #expect(alice.waitForExit(timeout: 20) == 0, "\(alice.transcript)")
+        #expect(bob.waitForExit(timeout: 20) == 0, "\(bob.transcript)")
     }
 }

@@ -29,7 +29,7 @@ public final class LANFinder {
     public func start(patience: Duration = .seconds(5)) {
         driver.onChange = { [weak self] in self?.evaluate() }
         driver.browse(LANService.type)
-        deadline = loop.schedule(after: patience) { [weak self] in self?.giveUp() }
+        deadline = loop.schedule(after: patience) { [weak self] in self?.giveUp(after: patience) }
     }
 
     func evaluate() {
@@ -46,7 +46,7 @@ public final class LANFinder {
         }
         guard !matches.isEmpty else { return }
         if matches.count > 1 {
-            finish(.failed(.lan("Two chats nearby claim this code, so someone may be imitating your peer: ask them for a new code.")))
+            finish(.failed(.lan(.twoClaimants)))
             return
         }
         guard let addresses = matches.values.first, let best = Self.preferred(addresses),
@@ -61,18 +61,11 @@ public final class LANFinder {
             ?? addresses.first
     }
 
-    func giveUp() {
+    func giveUp(after patience: Duration) {
         guard !done else { return }
         let nearby = LANService.waiting(driver.services().map(\.service)).count
-        let reason: String
-        if nearby == 0 {
-            reason = "No chat answered on the local network within 5 s (on \(driver.interfaceNames.joined(separator: ", "))): "
-                + "check that your peer ran 'chatcli create --lan' on the same network; Wi-Fi client isolation or a firewall "
-                + "may block multicast (UDP 5353)."
-        } else {
-            reason = "None of the \(nearby) chat\(nearby == 1 ? "" : "s") waiting nearby has code \(code): check the code, or ask your peer for a new one."
-        }
-        finish(.failed(.lan(reason)))
+        finish(.failed(.lan(nearby == 0 ? .silence(seconds: Int(patience.components.seconds), interfaces: driver.interfaceNames)
+                                        : .noMatch(nearby: nearby, locator: code))))
     }
 
     func finish(_ outcome: Outcome) {

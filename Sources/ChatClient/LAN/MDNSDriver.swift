@@ -27,7 +27,7 @@ public final class MDNSDriver {
     /// Opens the sockets; throws when no interface could join the group.
     public init(loop: EventLoop, interfaces: [LinkInterface]) throws(ClientError) {
         self.loop = loop
-        var lastError = "no interface is up with multicast (set CHATCLI_MDNS_INTERFACES to choose one)"
+        var failure = LANFailure.noMulticast(interface: nil, reason: nil)
         for interface in interfaces {
             let link = Link(interface: interface)
             var groups: [SocketAddress] = []
@@ -42,7 +42,7 @@ public final class MDNSDriver {
                     }
                     link.sockets.append(socket)
                 } catch {
-                    lastError = "cannot use multicast on \(interface.name): \(error.reason)"
+                    failure = .noMulticast(interface: interface.name, reason: error.reason)
                 }
             }
             if !link.sockets.isEmpty {
@@ -50,7 +50,7 @@ public final class MDNSDriver {
                 ownAddresses.formUnion(interface.addresses)
             }
         }
-        guard !links.isEmpty else { throw .lan(lastError) }
+        guard !links.isEmpty else { throw .lan(failure) }
     }
 
     var now: Duration { loop.now.duration }
