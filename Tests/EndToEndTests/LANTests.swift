@@ -121,7 +121,7 @@ struct LANTests {
     @Test func joinWithTheWrongCodeOrBlockedMulticastSaysSoAndExits1() throws {
         let lab = try LANLab()
         let alice = try lab.chatcli(lab.left, ["create", "--lan", "--json"], name: "alice")
-        let code = try #require(alice.waitForEvent("code", timeout: 20)?["locator"] as? String)
+        let code = try #require(alice.waitForEvent("code", timeout: 30)?["locator"] as? String, "\(alice.transcript)")
         let wrong = String(format: "%06d", (Int(code)! + 1) % 1_000_000)
         let bob = try lab.chatcli(lab.right, ["join", wrong, "--lan"], name: "bob")
         #expect(bob.waitForExit(timeout: 30) == 1)
