@@ -139,6 +139,70 @@ struct ClusterTests {
         }
     }
 
+    /// A pong and an error made by the instance itself come after the
+    /// frames of the join and leave sent before them, which pass through Redis.
+    @Test func repliesMadeByTheInstanceKeepTheirPlaceBehindFramesThroughRedis() throws {
+        let cluster = try ClusterFixture(instances: 2, haproxy: false)
+        let script = Harness.packageRoot + "/Tests/EndToEndTests/Python/cluster_faults.py"
+        let python = try ChildProcess(Harness.pythonPath, [script, "order", cluster.instances[0].url, cluster.instances[1].url], name: "python")
+        #expect(python.waitForExit(timeout: 60) == 0, "\(python.transcript)\n\(cluster.transcripts)")
+        #expect(python.stdout.last == "order ok", "\(python.transcript)")
+    }
+
+    /// A create or accept retried by the same client (its first answer was
+    /// lost, e.g. a 503 when Redis dropped) is answered as the first was,
+    /// on any instance; another client still gets the 409.
+    @Test func aRetriedCreateOrAcceptIsAnsweredAsTheFirstWas() throws {
+        let cluster = try ClusterFixture(instances: 2, haproxy: false)
+        let (a, b) = (cluster.instances[0].port, cluster.instances[1].port)
+        let code = Self.code()
+        let first = HTTPExchange.send("POST", port: a, "/api/rooms", ["joinid": code, "expiresInSeconds": 600, "client1": "retry-alice-1"])
+        #expect(first.status == 201, "\(first)")
+        Thread.sleep(forTimeInterval: 0.01)
+        let retry = HTTPExchange.send("POST", port: b, "/api/rooms", ["joinid": code, "expiresInSeconds": 600, "client1": "retry-alice-1"])
+        #expect(retry.status == 201 && retry.body["exp"] as? String == first.body["exp"] as? String, "\(retry) \(first)")
+        let other = HTTPExchange.send("POST", port: b, "/api/rooms", ["joinid": code, "expiresInSeconds": 600, "client1": "retry-mallory"])
+        #expect(other.status == 409, "\(other)")
+        let accept = HTTPExchange.send("POST", port: b, "/api/rooms/accept", ["joinid": code, "client2": "retry-bob-22"])
+        #expect(accept.status == 200, "\(accept)")
+        let again = HTTPExchange.send("POST", port: a, "/api/rooms/accept", ["joinid": code, "client2": "retry-bob-22"])
+        #expect(again.status == 200 && again.body["roomid"] as? String == accept.body["roomid"] as? String, "\(again) \(accept)")
+        let third = HTTPExchange.send("POST", port: a, "/api/rooms/accept", ["joinid": code, "client2": "retry-carol-3"])
+        #expect(third.status == 409 && third.body["error"] as? String == "already_accepted", "\(third)")
+    }
+
+    /// Redis stops for 10 s while instance A is stopped too, so A's
+    /// heartbeat key expires; Bob (on B) rejoins meanwhile, which frees
+    /// Alice's seat. When A is back it takes the seat again: both hear
+    /// room_ready, the relays queued during the outage arrive, and relays
+    /// flow both ways, with neither WebSocket closed and Alice never rejoining.
+    @Test func aMemberWhoseInstanceWasAwayGetsItsSeatBack() throws {
+        let cluster = try ClusterFixture(instances: 2, haproxy: false)
+        let (a, b) = (cluster.instances[0], cluster.instances[1])
+        let script = Harness.packageRoot + "/Tests/EndToEndTests/Python/cluster_faults.py"
+        let python = try ChildProcess(Harness.pythonPath, [script, "outage", a.url, b.url], name: "python")
+        #expect(python.waitForLine(timeout: 60) { $0 == "seated" } != nil, "\(python.transcript)")
+        cluster.redis.kill()
+        a.process.signal(SIGSTOP)
+        python.write("stopped\n")
+        #expect(python.waitForLine(timeout: 30) { $0 == "queued" } != nil, "\(python.transcript)")
+        // Longer than the heartbeat TTL (8 s): A's key has expired when Redis is back.
+        Thread.sleep(forTimeInterval: 10)
+        try cluster.redis.start()
+        // B is back (its heartbeat key again), A is not.
+        #expect(waitFor { cluster.redis.cli("EXISTS", "chatcli:inst:" + b.instanceID) == ["1"] })
+        #expect(cluster.redis.cli("EXISTS", "chatcli:inst:" + a.instanceID) == ["0"])
+        python.write("rejoin\n")
+        #expect(python.waitForLine(timeout: 30) { $0 == "rejoined" } != nil, "\(python.transcript)\n\(cluster.transcripts)")
+        a.process.signal(SIGCONT)
+        #expect(a.process.waitForLine(stderr: true, timeout: 30) { $0.contains("event=seats_reclaimed") } != nil, "\(cluster.transcripts)")
+        python.write("resume\n")
+        #expect(python.waitForExit(timeout: 60) == 0, "\(python.transcript)\n\(cluster.transcripts)")
+        #expect(python.stdout.last == "relay ok", "\(python.transcript)")
+        // One WebSocket each, the whole time (the script checks they are still open at the end).
+        #expect([a, b].allSatisfy { $0.process.stderr.filter { $0.contains("event=ws_open") }.count == 1 }, "\(cluster.transcripts)")
+    }
+
     @Test func killingTheInstanceOfAPeersWebSocketLosesNoRoomAndTheChatGoesOn() throws {
         let cluster = try ClusterFixture(instances: 3)
         let alice = try ChildProcess.chatcli(["create", "--server", cluster.url, "--json", "--no-store"], name: "alice")

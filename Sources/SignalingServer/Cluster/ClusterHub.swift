@@ -16,9 +16,12 @@ import Wire
 /// inbox stream (``inbox(_:_:)``), read in order from the last id seen: so
 /// a relay is neither lost nor reordered nor doubled by a reconnect.
 ///
-/// Pings, malformed frames and the `connected` greeting are answered here
-/// at once; everything about rooms goes through Redis, so this instance
-/// never answers from a stale memory of a room.
+/// Pings, malformed frames and the `connected` greeting are answered here;
+/// everything about rooms goes through Redis, so this instance never
+/// answers from a stale memory of a room. A reply made here waits behind
+/// the frames of the commands its connection sent before (``ReplyOrder``),
+/// so every connection gets its frames in the order a single server would
+/// send them.
 final class ClusterHub: SignalingRelay {
     /// Commands waiting for Redis beyond this many are refused with an
     /// error frame rather than held without bound.
@@ -38,6 +41,7 @@ final class ClusterHub: SignalingRelay {
     private var outbox = Deque<Command>()
     private var sent = 0
     private var generation = 0
+    private var order = ReplyOrder()
     /// Frames for connections, delivered as they come out of Redis.
     var onOutbound: (([Outbound]) -> Void)?
     /// A seat holder someone found in a full room: it must prove it is alive.
@@ -60,14 +64,14 @@ final class ClusterHub: SignalingRelay {
 
     func receive(_ connection: ConnectionID, text: String, now: UnixTime) -> [Outbound] {
         guard let clientID = clientIDs[connection] else { return [] }
-        guard text.utf8.count <= SignalingHub.maxTextBytes else { return [Outbound(connection, .error(.messageTooLarge))] }
+        guard text.utf8.count <= SignalingHub.maxTextBytes else { return order.local(connection, .error(.messageTooLarge)) }
         switch ClientMessage.decode(text: text) {
         case .failure(let code):
-            return [Outbound(connection, .error(code))]
+            return order.local(connection, .error(code))
         case .success(.ping):
-            return [Outbound(connection, .pong)]
+            return order.local(connection, .pong)
         case .success(.joinRoom(let roomId)):
-            guard RoomID(roomId) != nil else { return [Outbound(connection, .error(.roomNotFound))] }
+            guard RoomID(roomId) != nil else { return order.local(connection, .error(.roomNotFound)) }
             return enqueue(ClusterHubScripts.join, connection, [roomId])
         case .success(.leaveRoom):
             return enqueue(ClusterHubScripts.leave, connection, [])
@@ -81,6 +85,7 @@ final class ClusterHub: SignalingRelay {
         _ = enqueue(ClusterHubScripts.disconnect, connection, [])
         clientIDs[connection] = nil
         sequences[connection] = nil
+        order.remove(connection)
         return []
     }
 
@@ -90,10 +95,11 @@ final class ClusterHub: SignalingRelay {
 
     private func enqueue(_ script: RedisScript, _ connection: ConnectionID, _ arguments: [String]) -> [Outbound] {
         guard outbox.count < Self.maxOutbox, let sequence = sequences[connection] else {
-            return [Outbound(connection, .error(SignalingErrorCode(rawValue: "server_unavailable")))]
+            return order.local(connection, .error(SignalingErrorCode(rawValue: "server_unavailable")))
         }
         sequences[connection] = sequence + 1
         outbox.append(Command(script: script, connection: connection, sequence: sequence + 1, arguments: arguments))
+        if clientIDs[connection] != nil { order.commandSent(connection, sequence + 1) }
         pump()
         return []
     }
@@ -118,9 +124,15 @@ final class ClusterHub: SignalingRelay {
         guard generation == self.generation else { return }
         switch result {
         case .success, .failure(.server):
-            if case .failure(let error) = result { link.log.write("error", ["what": "hub_command", "reason": error.description]) }
-            _ = outbox.popFirst()
+            var through: StreamID?
+            switch result {
+            case .success(let value): through = value.elements?.last?.string.flatMap(StreamID.init)
+            case .failure(let error): link.log.write("error", ["what": "hub_command", "reason": error.description])
+            }
+            guard let command = outbox.popFirst() else { return }
             sent -= 1
+            let released = order.answered(command.connection, command.sequence, through: through)
+            if !released.isEmpty { onOutbound?(released) }
         case .failure(.unavailable):
             // Everything in flight fails with it; all of it goes again on ready.
             self.generation += 1
@@ -136,6 +148,12 @@ final class ClusterHub: SignalingRelay {
     }
 
     // MARK: - Inbox
+
+    /// The inbox was read through `id`: local replies waiting for it go out.
+    func inboxRead(through id: StreamID) {
+        let released = order.inboxRead(through: id)
+        if !released.isEmpty { onOutbound?(released) }
+    }
 
     /// One entry of this instance's inbox, for `connection`.
     func inbox(_ connection: ConnectionID, _ fields: [String: String]) {

@@ -26,6 +26,8 @@ final class ClusterLink {
 
     /// A frame or probe for one of this instance's connections.
     var onInbox: ((ConnectionID, [String: String]) -> Void)?
+    /// The inbox has been read through this entry (after its frames were handed over).
+    var onInboxRead: ((StreamID) -> Void)?
     /// A room changed state (accepted, deleted, purged).
     var onWake: ((JoinCode) -> Void)?
     /// The command connection is ready (again): resend what may be lost.
@@ -87,7 +89,14 @@ final class ClusterLink {
     private func beat() {
         heartbeat?.cancel()
         guard !stopped else { return }
-        commands.send(["SET", prefix + "inst:" + instance, "1", "PX", String(Self.instanceTTLMilliseconds)]) { _ in }
+        // After a gap (its key expired), the beat also takes back the seats
+        // others freed meanwhile; sent first on a reconnect, before any resent command.
+        run(ClusterHubScripts.beat, now: UnixTime(milliseconds: wallClockMilliseconds()),
+            [instance, String(Self.instanceTTLMilliseconds)]) { [weak self] result in
+            if case .success(let value) = result, let back = value.integer, back > 0 {
+                self?.log.write("seats_reclaimed", ["count": String(back)])
+            }
+        }
         heartbeat = loop.schedule(after: Self.heartbeatInterval) { [weak self] in
             guard let self, self.commands.isReady else { return }
             self.beat()
@@ -148,6 +157,8 @@ final class ClusterLink {
     }
 
     private func consume(_ reply: RESPValue) {
+        let before = lastInbox
+        defer { if lastInbox != before, let id = StreamID(lastInbox) { onInboxRead?(id) } }
         for stream in reply.elements ?? [] {
             guard let parts = stream.elements, parts.count == 2, let name = parts[0].string else { continue }
             let isInbox = name == prefix + "inbox:" + instance

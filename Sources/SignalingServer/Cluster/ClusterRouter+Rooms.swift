@@ -32,9 +32,8 @@ extension ClusterRouter {
         }
         let expiry = now.adding(seconds: seconds)
         run(ClusterScripts.create, token, now, [code.rawValue, client1.rawValue, String(expiry.milliseconds)]) { reply in
-            reply.integer == 1
-                ? .json(201, ["ok": true, "exp": .string(expiry.iso8601)])
-                : RESTError(409, "joinid_in_use").response
+            guard let exp = reply.integer, exp > 0 else { return RESTError(409, "joinid_in_use").response }
+            return .json(201, ["ok": true, "exp": .string(UnixTime(milliseconds: exp).iso8601)])
         }
     }
 
@@ -64,7 +63,10 @@ extension ClusterRouter {
         run(ClusterScripts.accept, token, now, arguments) { [weak self] reply in
             let parts = reply.elements ?? []
             switch parts.first?.string {
-            case "ok": return .json(200, ["roomid": .string(roomID.rawValue)])
+            case "ok":
+                // A retry by the client that accepted gets the roomid it got first.
+                guard parts.count > 1, let id = parts[1].string else { return RESTError.internalError.response }
+                return .json(200, ["roomid": .string(id)])
             case "limited": return RESTRouter.rateLimited(Self.seconds(parts.count > 1 ? parts[1].integer ?? 1000 : 1000)).response
             case "notfound": return RESTError.notFoundOrExpired.response
             case "taken": return RESTError(409, "already_accepted").response

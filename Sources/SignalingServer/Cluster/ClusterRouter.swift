@@ -12,7 +12,9 @@ import Wire
 /// While Redis is unreachable, room routes answer `503 {"error":"unavailable"}`
 /// with `Retry-After` and `/healthz` answers 503: nothing is answered from
 /// memory. A request whose script was sent when the connection dropped is
-/// answered 503 too (it may or may not have run; the client retries).
+/// answered 503 too (it may or may not have run; the client retries): create
+/// and accept are idempotent per client, so the retry of one that did run
+/// gets the answer the first would have had, not a 409.
 final class ClusterRouter: RequestRouting {
     /// A held request unanswered this long is answered 503 (the Redis
     /// connection's own deadline normally answers first).

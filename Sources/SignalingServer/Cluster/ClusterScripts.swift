@@ -11,8 +11,9 @@ import Redis
 /// - `P dev:<deviceid>` set of join codes (for purge), expiring with its last room
 /// - `P miss:<address>` list of miss times, newest first (the rate limit's sliding log)
 /// - `P seats:<roomid>` hash seat (`0` initiator, `1`) → member (`<instance>/<connection>`)
-/// - `P member:<member>` hash `room seat`; `P seq:<member>` last command sequence applied
+/// - `P member:<member>` hash `room seat [lost]`; `P seq:<member>` last command sequence applied
 /// - `P inst:<instance>` present while the instance is alive (a heartbeat TTL)
+/// - `P lost:<instance>` set of its members whose seats others freed while it was away
 /// - `P inbox:<instance>` stream of frames for that instance's connections
 /// - `P wake` stream of join codes whose room changed (long-poll wake-ups)
 ///
@@ -28,10 +29,11 @@ enum ClusterScripts {
         local function instanceOf(member)
           return string.sub(member, 1, string.find(member, '/', 1, true) - 1)
         end
+        local EMITTED = {}
         local function emit(member, ...)
           local slash = string.find(member, '/', 1, true)
           local key = P .. 'inbox:' .. string.sub(member, 1, slash - 1)
-          redis.call('XADD', key, 'MAXLEN', '~', '100000', '*', 'to', string.sub(member, slash + 1), ...)
+          EMITTED[key] = redis.call('XADD', key, 'MAXLEN', '~', '100000', '*', 'to', string.sub(member, slash + 1), ...)
           redis.call('PEXPIRE', key, 600000)
         end
         local function alive(member)
@@ -72,19 +74,26 @@ enum ClusterScripts {
 
         """
 
-    /// ARGV: P now code client1 exp → 1 created, 0 code in use.
+    /// ARGV: P now code client1 exp → the room's expiry (created), or 0
+    /// (code in use). Idempotent per client: the same `client1` creating a
+    /// live code again (a retry of a request whose answer was lost, e.g. a
+    /// 503 after Redis dropped) gets the expiry the first create set.
     static let create = RedisScript(common + """
         local k = P .. 'code:' .. ARGV[3]
-        local exp = redis.call('HGET', k, 'exp')
+        local h = redis.call('HMGET', k, 'exp', 'c1')
+        local exp = h[1]
         if exp then
-          if tonumber(exp) > NOW then return 0 end
+          if tonumber(exp) > NOW then
+            if h[2] == ARGV[4] then return tonumber(exp) end
+            return 0
+          end
           removeRoom(ARGV[3])
         end
         local e = tonumber(ARGV[5])
         redis.call('HSET', k, 'c1', ARGV[4], 'exp', ARGV[5], 'st', '0')
         redis.call('PEXPIREAT', k, e)
         indexDevice(ARGV[4], ARGV[3], e)
-        return 1
+        return e
         """)
 
     /// ARGV: P now address limit windowMs → ms until the address may accept again (0: now).
@@ -94,6 +103,8 @@ enum ClusterScripts {
 
     /// ARGV: P now code client2 address limit windowMs roomid →
     /// {'ok', rid} | {'limited', ms} | {'notfound'} | {'taken'} | {'collision'}.
+    /// Idempotent per client: the `client2` that accepted gets `ok` with the
+    /// same roomid again.
     static let accept = RedisScript(common + """
         local mk = P .. 'miss:' .. ARGV[5]
         local limit = tonumber(ARGV[6])
@@ -101,14 +112,17 @@ enum ClusterScripts {
         local wait = retryAfter(mk, limit, window)
         if wait > 0 then return {'limited', wait} end
         local k = P .. 'code:' .. ARGV[3]
-        local h = redis.call('HMGET', k, 'exp', 'st')
+        local h = redis.call('HMGET', k, 'exp', 'st', 'c2', 'rid')
         if not h[1] or tonumber(h[1]) <= NOW then
           redis.call('LPUSH', mk, ARGV[2])
           redis.call('LTRIM', mk, 0, limit - 1)
           redis.call('PEXPIRE', mk, window)
           return {'notfound'}
         end
-        if h[2] == '1' then return {'taken'} end
+        if h[2] == '1' then
+          if h[3] == ARGV[4] then return {'ok', h[4]} end
+          return {'taken'}
+        end
         local rk = P .. 'room:' .. ARGV[8]
         if redis.call('EXISTS', rk) == 1 then return {'collision'} end
         local e = tonumber(h[1])

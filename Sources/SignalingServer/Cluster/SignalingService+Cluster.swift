@@ -37,6 +37,7 @@ extension SignalingService {
         hub.onOutbound = { [weak self] outbound in self?.deliver(outbound) }
         hub.onProbe = { [weak self] connection in self?.probe(connection) }
         cluster.onInbox = { [weak hub] connection, fields in hub?.inbox(connection, fields) }
+        cluster.onInboxRead = { [weak hub] id in hub?.inboxRead(through: id) }
         cluster.onWake = { [weak router] code in router?.wake(code) }
         cluster.onCommandsReady = { [weak hub] in hub?.commandsReady() }
         cluster.start()

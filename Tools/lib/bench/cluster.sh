@@ -1,5 +1,7 @@
-# `Tools/bench cluster`: the REST mix through HAProxy to 1, 2, 3 instances
-# of `chatcli serve --redis` sharing one redis-server, all on this machine.
+# `Tools/bench cluster`: for 1, 2, 3 instances of `chatcli serve --redis`
+# sharing one redis-server, all on this machine: idle WebSockets (RSS per
+# instance, Redis memory), Redis commands per pairing and per relayed
+# message, and the REST mix through HAProxy.
 # Sourced by Tools/bench (uses its helpers: free_port, wait_for_http,
 # cpu_seconds, BIN, PY, WORK, THREADS, CONNS, DURATION).
 
@@ -48,6 +50,28 @@ cluster_run() {
   local lb_pid=$!
   CLUSTER_PIDS+=("$lb_pid")
   wait_for_http "http://127.0.0.1:$lb_port/healthz" 2>/dev/null || die "haproxy did not come up ($(tail -2 "$dir/haproxy.log"))"
+
+  # Idle WebSockets first, on fresh instances, as `Tools/bench server` does
+  # for one: spread over the instances directly (HAProxy would add its own
+  # two sockets per connection), with Redis's memory before and during.
+  say "==> cluster of $n: $WS_COUNT idle WebSockets spread over the instances"
+  local idle_args=() raw
+  for i in "${!pids[@]}"; do idle_args+=(--url "ws://127.0.0.1:${ports[$i]}/" --pid "${pids[$i]}"); done
+  raw=$("$PY" "$BENCH_LIB/ws_idle.py" "${idle_args[@]}" --redis-port "$redis_port" --connections "$WS_COUNT" \
+      2> >(if [ "$JSON" = 1 ]; then cat >/dev/null; else cat >&2; fi)) || true
+  raw=$(tail -1 <<<"$raw")
+  [[ "$raw" == "{"* ]] || die "idle WebSocket client failed without a result"
+  "$PY" "$BENCH_LIB/cluster_report.py" idle "$n" "$raw" >>"$WORK/cluster_idle.jsonl"
+
+  # Redis commands per pairing and per relayed message (INFO commandstats
+  # before and after), between the first and the last instance.
+  say "==> cluster of $n: Redis commands per pairing and per relayed message"
+  local urls=()
+  for i in "${!ports[@]}"; do urls+=(--url "http://127.0.0.1:${ports[$i]}"); done
+  "$PY" "$BENCH_LIB/cluster_ops.py" --redis-port "$redis_port" "${urls[@]}" --pairings "$PAIRINGS" --relays "$RELAYS" \
+    2> >(if [ "$JSON" = 1 ]; then cat >/dev/null; else cat >&2; fi) >>"$WORK/cluster_ops.jsonl" \
+    || die "the Redis operations count failed"
+
   redis-cli -p "$redis_port" config resetstat >/dev/null
 
   say "==> cluster of $n: wrk -t$THREADS -c$CONNS -d${DURATION}s through HAProxy"
@@ -72,7 +96,7 @@ cluster_run() {
 }
 
 cmd_cluster() {
-  JSON=0 DURATION=10 THREADS=2 CONNS=50
+  JSON=0 DURATION=10 THREADS=2 CONNS=50 WS_COUNT=10000 PAIRINGS=200 RELAYS=2000
   local counts="1 2 3"
   while (($#)); do
     case "$1" in
@@ -81,6 +105,9 @@ cmd_cluster() {
       --duration) DURATION=${2:?}; shift ;;
       --threads) THREADS=${2:?}; shift ;;
       --connections) CONNS=${2:?}; shift ;;
+      --ws) WS_COUNT=${2:?}; shift ;;
+      --pairings) PAIRINGS=${2:?}; shift ;;
+      --relays) RELAYS=${2:?}; shift ;;
       -h|--help) usage; exit 0 ;;
       *) usage >&2; die "unknown option $1" ;;
     esac
@@ -97,11 +124,17 @@ cmd_cluster() {
   trap 'cluster_stop; rm -rf "$WORK"' EXIT
   trap 'exit 130' INT TERM
   : >"$WORK/cluster.jsonl"
+  : >"$WORK/cluster_idle.jsonl"
+  : >"$WORK/cluster_ops.jsonl"
   local n
   for n in $counts; do cluster_run "$n"; done
   if [ "$JSON" = 1 ]; then
-    cat "$WORK/cluster.jsonl"
+    cat "$WORK/cluster.jsonl" "$WORK/cluster_idle.jsonl" "$WORK/cluster_ops.jsonl"
   else
     "$PY" "$BENCH_LIB/cluster_report.py" table <"$WORK/cluster.jsonl"
+    echo
+    "$PY" "$BENCH_LIB/cluster_report.py" idle-table <"$WORK/cluster_idle.jsonl"
+    echo
+    "$PY" "$BENCH_LIB/cluster_report.py" ops-table <"$WORK/cluster_ops.jsonl"
   fi
 }

@@ -7,13 +7,20 @@ memory (VmRSS in /proc/PID/status) and prints one JSON object on stdout:
 baseline RSS before connecting, RSS with every connection open, KiB per
 connection, and how long connecting took. Progress goes to stderr.
 
+For a cluster, give `--url` and `--pid` once per instance (connections are
+spread round robin; RSS figures are sums, `instances` lists each) and
+`--redis-port` to report Redis's `used_memory` before and with the
+connections open.
+
 Usage: python ws_idle.py --url ws://127.0.0.1:PORT/ --pid PID [--connections N]
+       [--url ... --pid ...] [--redis-port P]
 """
 
 import argparse
 import asyncio
 import json
 import resource
+import subprocess
 import sys
 import time
 
@@ -26,6 +33,14 @@ def rss_kib(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def redis_used_memory(port):
+    out = subprocess.run(["redis-cli", "-p", str(port), "info", "memory"], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if line.startswith("used_memory:"):
+            return int(line.split(":")[1])
+    raise RuntimeError("no used_memory from redis-cli")
 
 
 def fd_count(pid):
@@ -57,8 +72,9 @@ async def open_one(url, sem, opened, failures):
 
 async def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--url", required=True)
-    p.add_argument("--pid", type=int, required=True)
+    p.add_argument("--url", required=True, action="append")
+    p.add_argument("--pid", type=int, required=True, action="append")
+    p.add_argument("--redis-port", type=int)
     p.add_argument("--connections", type=int, default=10000)
     p.add_argument("--concurrency", type=int, default=200)
     p.add_argument("--hold", type=float, default=5.0)
@@ -70,12 +86,14 @@ async def main():
                                    f"soft {soft}, hard {hard} (raise the hard limit, e.g. ulimit -Hn)"}))
         return 2
 
-    baseline = rss_kib(a.pid)
-    baseline_fds = fd_count(a.pid)
+    baselines = [rss_kib(pid) for pid in a.pid]
+    baseline = sum(baselines)
+    baseline_fds = sum(fd_count(pid) for pid in a.pid)
+    redis_before = redis_used_memory(a.redis_port) if a.redis_port else None
     sem = asyncio.Semaphore(a.concurrency)
     opened, failures = [], []
     start = time.monotonic()
-    tasks = [asyncio.create_task(open_one(a.url, sem, opened, failures)) for _ in range(a.connections)]
+    tasks = [asyncio.create_task(open_one(a.url[i % len(a.url)], sem, opened, failures)) for i in range(a.connections)]
     last = start
     while True:
         done = sum(t.done() for t in tasks)
@@ -93,8 +111,10 @@ async def main():
     await asyncio.sleep(a.hold)
     # All still open? A closed one has `close_code` set.
     still_open = sum(1 for ws in opened if ws.close_code is None)
-    loaded = rss_kib(a.pid)
-    loaded_fds = fd_count(a.pid)
+    loadeds = [rss_kib(pid) for pid in a.pid]
+    loaded = sum(loadeds)
+    loaded_fds = sum(fd_count(pid) for pid in a.pid)
+    redis_after = redis_used_memory(a.redis_port) if a.redis_port else None
     result = {
         "connections_requested": a.connections,
         "connections_open": still_open,
@@ -112,6 +132,12 @@ async def main():
         "client_nofile_soft": soft,
         "client_nofile_hard": hard,
     }
+    if len(a.pid) > 1 or a.redis_port:
+        result["instances"] = [{"pid": pid, "baseline_rss_kib": b, "rss_kib": l}
+                               for pid, b, l in zip(a.pid, baselines, loadeds)]
+    if a.redis_port:
+        result["redis_used_memory_before"] = redis_before
+        result["redis_used_memory"] = redis_after
     print(json.dumps(result), flush=True)
     closing = time.monotonic()
     await asyncio.gather(*(ws.close() for ws in opened), return_exceptions=True)
