@@ -36,7 +36,7 @@ struct BrowserFileTests {
         #expect(sent.ok, "\(sent.screen)")
         _ = try browser.wait("document.querySelector('#messages li.file[data-transfer=received] a[download]') !== null", timeout: 60, "the download link")
         #expect(try browser.eval("document.querySelector('#messages li.file a[download]').download") as? String == "photo.raw")
-        #expect(try savedBytes(browser) == bytes)
+        #expect(try savedBytes(browser, name: "photo.raw") == bytes)
 
         // Declined: a hostile name stays text, and chatcli hears why.
         try Data("x".utf8).write(to: URL(fileURLWithPath: dir + "/" + Self.hostileName))
@@ -77,12 +77,17 @@ struct BrowserFileTests {
             .contains("Sent from page.bin (2.5 MB): verified (SHA-256).") == true)
     }
 
-    /// The bytes behind the page's first download link (its Blob URL), read back through the page.
-    private func savedBytes(_ browser: Browser) throws -> Data? {
-        let base64 = try browser.eval("""
-            (async () => { const blob = await (await fetch(document.querySelector('#messages li.file a[download]').href)).blob();
-              return await new Promise((done) => { const r = new FileReader(); r.onload = () => done(r.result.split(',')[1]); r.readAsDataURL(blob); }); })()
-            """) as? String
-        return base64.flatMap { Data(base64Encoded: $0) }
+    /// The page's first "Save" link clicked: the file Chromium saves, once complete.
+    private func savedBytes(_ browser: Browser, name: String) throws -> Data? {
+        let dir = Harness.temporaryDirectory()
+        try browser.saveDownloads(into: dir)
+        _ = try browser.eval("document.querySelector('#messages li.file a[download]').click() || true")
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+            if entries == [name] { return FileManager.default.contents(atPath: dir + "/" + name) }
+            usleep(100_000)
+        }
+        return nil
     }
 }

@@ -700,7 +700,7 @@ extension WebPage {
         return new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(buffer, need(n), n));
       },
       bytes: (n) => new Uint8Array(buffer, need(n), n),
-      rest: () => new Uint8Array(buffer, need(view.byteLength - at), view.byteLength - at),
+      rest: () => { const n = view.byteLength - at; return new Uint8Array(buffer, need(n), n); },
       end: () => { if (at !== view.byteLength) throw new Error('a message with extra bytes'); },
     };
   }
