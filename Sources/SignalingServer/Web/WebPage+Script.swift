@@ -658,24 +658,17 @@ extension WebPage {
 
   function sizeText(n) {
     if (n === null) return 'unknown size';
-    if (n < 1000) return `${n} B`;
-    const units = ['kB', 'MB', 'GB', 'TB'];
-    let i = -1;
-    do { n /= 1000; i++; } while (n >= 1000 && i < units.length - 1);
-    return `${n.toFixed(1)} ${units[i]}`;
+    const i = n < 1000 ? 0 : Math.min(4, Math.floor(Math.log10(n) / 3));
+    return i ? `${(n / 1000 ** i).toFixed(1)} ${' kMGT'[i]}B` : `${n} B`;
   }
 
-  // A message: the type byte, then u8/u16/u32/u64 numbers, strings and raw bytes.
+  // A message: the type byte, then fields: [width, number] big-endian, a string, or bytes.
   function message(type, ...fields) {
     const parts = [Uint8Array.of(type)];
-    for (const [kind, v] of fields) {
-      const b = new DataView(new ArrayBuffer(kind === 'u64' ? 8 : kind === 'u32' ? 4 : kind === 'u16' || kind === 's' ? 2 : kind === 'u8' ? 1 : 0));
-      if (kind === 'u8') b.setUint8(0, v);
-      if (kind === 'u16') b.setUint16(0, v);
-      if (kind === 'u32') b.setUint32(0, v);
-      if (kind === 'u64') b.setBigUint64(0, BigInt(v));
-      if (kind === 's') { const t = enc(v); b.setUint16(0, t.length); parts.push(new Uint8Array(b.buffer), t); continue; }
-      parts.push(new Uint8Array(b.buffer), kind === 'raw' ? v : new Uint8Array(0));
+    for (const f of fields) {
+      if (typeof f === 'string') { const t = enc(f); parts.push(Uint8Array.of(t.length >> 8, t.length & 255), t); }
+      else if (f instanceof Uint8Array) parts.push(f);
+      else { const b = new Uint8Array(f[0]); for (let i = f[0] - 1, x = BigInt(f[1]); i >= 0; i--, x >>= 8n) b[i] = Number(x & 255n); parts.push(b); }
     }
     const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
     parts.reduce((off, p) => { out.set(p, off); return off + p.length; }, 0);
@@ -738,7 +731,7 @@ extension WebPage {
     channel.binaryType = 'arraybuffer';
     let offer = null, entry = null, line = null, parts = [], got = 0, hash = null, phase = 'offer';
     const abort = (why) => {
-      if (channel.readyState === 'open') channel.send(message(12, ['s', why]));
+      if (channel.readyState === 'open') channel.send(message(12, why));
       if (line) line.say(`Receiving ${offer ? offer.name : 'a file'} failed: ${why}.`, 'failed');
       phase = 'over';
       parts = [];
@@ -760,11 +753,11 @@ extension WebPage {
           if (isFolder || files !== 1 || folders !== 0) {
             line.say(`Your peer offered the folder ${name}; this page receives single files only.`, 'declined');
             phase = 'over';
-            return channel.send(message(3, ['s', 'the web page receives single files only']));
+            return channel.send(message(3, 'the web page receives single files only'));
           }
           line.say(`Your peer offers ${name} (${sizeText(size)}).`, 'offered');
           line.button('Accept', () => { phase = 'entry'; channel.send(message(2)); line.say(`Receiving ${name}…`, 'receiving'); line.progress(0, size); });
-          line.button('Decline', () => { phase = 'over'; channel.send(message(3, ['s', 'declined'])); line.say(`You declined ${name}.`, 'declined'); });
+          line.button('Decline', () => { phase = 'over'; channel.send(message(3, 'declined')); line.say(`You declined ${name}.`, 'declined'); });
         } else if (phase === 'entry' && m.type === 4) {
           const kind = m.u8(), mode = m.u16(), size = m.u64(), path = m.str(4096);
           m.end();
@@ -772,7 +765,7 @@ extension WebPage {
           if (offer.size !== null && (size === null || size > offer.size)) return abort('a file larger than offered');
           entry = { size };
           phase = 'start';
-          channel.send(message(5, ['u64', 0], ['raw', EMPTY_SHA256]));
+          channel.send(message(5, [8, 0], EMPTY_SHA256));
         } else if (phase === 'start' && m.type === 6) {
           const offset = m.u64();
           m.end();
@@ -792,7 +785,7 @@ extension WebPage {
           m.end();
           if (entry.size !== null && got !== entry.size) return abort('the data ended before the offered size');
           const ok = sameBytes(theirs, hash.digest());
-          channel.send(message(9, ['u8', ok ? 0 : 1]));
+          channel.send(message(9, [1, ok ? 0 : 1]));
           phase = 'done';
           if (!ok) { parts = []; return line.say(`${offer.name} arrived corrupted (SHA-256 mismatch); it was not kept.`, 'mismatch'); }
           const a = document.createElement('a');
@@ -833,16 +826,16 @@ extension WebPage {
       pumping = true;
       try {
         while (phase === 'data' && channel.readyState === 'open' && channel.bufferedAmount < FILE_BUFFER) {
-          if (at >= file.size) { channel.send(message(8, ['raw', hash.digest()])); phase = 'result'; break; }
+          if (at >= file.size) { channel.send(message(8, hash.digest())); phase = 'result'; break; }
           const data = await read(at, Math.min(file.size, at + FILE_DATA));
           hash.update(data);
           at += data.length;
-          channel.send(message(7, ['raw', data]));
+          channel.send(message(7, data));
           line.progress(at, file.size);
           line.say(`Sending ${name}: ${sizeText(at)} of ${sizeText(file.size)}`);
         }
       } catch (err) {
-        if (channel.readyState === 'open') channel.send(message(12, ['s', 'the file could not be read']));
+        if (channel.readyState === 'open') channel.send(message(12, 'the file could not be read'));
         failed('the file could not be read');
       }
       pumping = false;
@@ -854,12 +847,12 @@ extension WebPage {
         at = offset;
         if (!sameBytes(hash.digest(), theirs)) { at = 0; hash = hasher(); }
       }
-      channel.send(message(6, ['u64', at]));
+      channel.send(message(6, [8, at]));
       phase = 'data';
       pump();
     }
     channel.onbufferedamountlow = pump;
-    channel.onopen = () => channel.send(message(1, ['u8', 1], ['u64', file.size], ['u32', 1], ['u32', 0], ['u8', 0], ['s', name]));
+    channel.onopen = () => channel.send(message(1, [1, 1], [8, file.size], [4, 1], [4, 0], [1, 0], name));
     channel.onclose = () => { if (phase !== 'over') failed('the connection closed'); };
     channel.onmessage = (e) => {
       if (phase === 'over' || !(e.data instanceof ArrayBuffer)) return;
@@ -870,7 +863,7 @@ extension WebPage {
           phase = 'resume';
           line.say(`Sending ${name}…`, 'sending');
           line.progress(0, file.size);
-          channel.send(message(4, ['u8', 0], ['u16', 0o644], ['u64', file.size], ['s', name]));
+          channel.send(message(4, [1, 0], [2, 0o644], [8, file.size], name));
         } else if (m.type === 3 && phase === 'offer') {
           const why = m.str(512);
           phase = 'over';
@@ -894,11 +887,11 @@ extension WebPage {
         } else if (m.type === 12) {
           failed(`your peer stopped it: ${m.str(512)}`);
         } else {
-          channel.send(message(12, ['s', 'an unexpected message']));
+          channel.send(message(12, 'an unexpected message'));
           failed('an unexpected message from your peer');
         }
       } catch (err) {
-        channel.send(message(12, ['s', 'a malformed message']));
+        channel.send(message(12, 'a malformed message'));
         failed('a malformed message from your peer');
       }
     };
