@@ -4,8 +4,9 @@ import Testing
 /// Files between the web client in real headless Chromium and the real
 /// `chatcli`, both ways, speaking FileTransfer.md: the page accepts or
 /// declines (the name shown as text), the received file is read back from
-/// its download link byte for byte, and chatcli stores what the page sent.
-@Suite(.serialized, .enabled(if: BrowserLab.available && TmuxPane.available, "needs root, chromium and tmux"))
+/// its download link byte for byte, chatcli stores what the page sent, and
+/// Firefox sends to Chromium page to page.
+@Suite(.serialized, .enabled(if: BrowserLab.available && TmuxPane.available, "needs root, chromium, firefox-esr and tmux"))
 struct BrowserFileTests {
     /// A name that must stay text on the page.
     static let hostileName = "<img src=x onerror=alert(1)> ü.txt"
@@ -61,20 +62,45 @@ struct BrowserFileTests {
         try browser.waitForState("connected")
         #expect(cli.waitForEvent("connected", timeout: 30) != nil, "\(cli.transcript)")
 
-        // The file input as a person fills it (the same handler drag and drop uses).
         let size = 2_500_000
-        _ = try browser.eval("""
-            (() => { const b = new Uint8Array(\(size)); for (let i = 0; i < b.length; i++) b[i] = (i * 31 + (i >> 9)) & 255;
-              const t = new DataTransfer(); t.items.add(new File([b], 'from page.bin'));
-              const input = document.getElementById('file'); input.files = t.files; input.dispatchEvent(new Event('change')); return true; })()
-            """)
+        try pick(browser, name: "from page.bin", size: size)
         let done = try #require(cli.waitForEvent("transfer_done", "error", timeout: 120), "\(cli.transcript)")
         #expect(done["event"] as? String == "transfer_done" && done["mismatches"] as? Int == 0, "\(done)")
-        let expected = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ ($0 >> 9)) })
-        #expect(FileManager.default.contents(atPath: dir + "/from page.bin") == expected)
+        #expect(FileManager.default.contents(atPath: dir + "/from page.bin") == Self.pagePattern(size))
         _ = try browser.wait("document.querySelector('#messages li.file[data-transfer=sent]') !== null", timeout: 60, "the page's verdict")
         #expect((try browser.eval("document.querySelector('#messages li.file .text').textContent") as? String)?
             .contains("Sent from page.bin (2.5 MB): verified (SHA-256).") == true)
+    }
+
+    @Test func firefoxSendsAFileToChromiumPageToPage() throws {
+        let lab = try BrowserLab()
+        let chromium = try lab.browser("chromium")
+        let firefox = try lab.browser("firefox")
+        try chromium.open(BrowserLab.serverURL + "/")
+        try chromium.click("create")
+        let link = try #require(try chromium.wait("document.body.dataset.state === 'waiting' && document.getElementById('link').textContent", timeout: 30, "the link") as? String)
+        try firefox.open(link)
+        try chromium.waitForState("connected")
+        try firefox.waitForState("connected")
+
+        try pick(firefox, name: "notes.bin", size: 700_000)
+        _ = try chromium.wait("document.querySelector('#messages li.file[data-transfer=offered]') !== null", timeout: 60, "the offer")
+        _ = try chromium.eval("[...document.querySelectorAll('#messages li.file button')].find(b => b.textContent === 'Accept').click() || true")
+        _ = try chromium.wait("document.querySelector('#messages li.file[data-transfer=received] a[download]') !== null", timeout: 60, "the download link")
+        #expect(try savedBytes(chromium, name: "notes.bin") == Self.pagePattern(700_000))
+        _ = try firefox.wait("document.querySelector('#messages li.file[data-transfer=sent]') !== null", timeout: 60, "the sender's verdict")
+    }
+
+    /// The bytes `pick` gives a page's file input.
+    static func pagePattern(_ size: Int) -> Data { Data((0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ ($0 >> 9)) }) }
+
+    /// The file input as a person fills it (the same handler drag and drop uses), with `pagePattern(size)`.
+    private func pick(_ browser: Browser, name: String, size: Int) throws {
+        _ = try browser.eval("""
+            (() => { const b = new Uint8Array(\(size)); for (let i = 0; i < b.length; i++) b[i] = (i * 31 + (i >> 9)) & 255;
+              const t = new DataTransfer(); t.items.add(new File([b], \(Browser.literal(name))));
+              const input = document.getElementById('file'); input.files = t.files; input.dispatchEvent(new Event('change')); return true; })()
+            """)
     }
 
     /// The page's first "Save" link clicked: the file Chromium saves, once complete.
