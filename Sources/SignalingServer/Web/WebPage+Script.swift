@@ -756,8 +756,8 @@ extension WebPage {
             return channel.send(message(3, 'the web page receives single files only'));
           }
           line.say(`Your peer offers ${name} (${sizeText(size)}).`, 'offered');
-          line.button('Accept', () => { phase = 'entry'; channel.send(message(2)); line.say(`Receiving ${name}…`, 'receiving'); line.progress(0, size); });
-          line.button('Decline', () => { phase = 'over'; channel.send(message(3, 'declined')); line.say(`You declined ${name}.`, 'declined'); });
+          line.button('Accept', () => { if (phase !== 'asked') return; phase = 'entry'; channel.send(message(2)); line.say(`Receiving ${name}…`, 'receiving'); line.progress(0, size); });
+          line.button('Decline', () => { if (phase !== 'asked') return; phase = 'over'; channel.send(message(3, 'declined')); line.say(`You declined ${name}.`, 'declined'); });
         } else if (phase === 'entry' && m.type === 4) {
           const kind = m.u8(), mode = m.u16(), size = m.u64(), path = m.str(4096);
           m.end();
