@@ -177,6 +177,9 @@ final class Browser {
         return value
     }
 
+    /// Chromium saves what a download link gives into `path` (the page's "Save" links).
+    func saveDownloads(into path: String) throws { try command(["cmd": "downloads", "path": path]) }
+
     func screenshot(_ path: String, width: Int, height: Int) throws -> [String: Any] {
         try command(["cmd": "screenshot", "path": path, "width": width, "height": height])
     }

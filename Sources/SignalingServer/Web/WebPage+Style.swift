@@ -26,6 +26,9 @@ button:disabled { border-style: dashed; cursor: not-allowed; }
 #messages li.mine { padding-left: 0.5rem; border-left: 4px double #111; }
 #messages li.peer { padding-left: 0.5rem; border-left: 4px solid #111; }
 #messages li.note { font-style: italic; }
+#messages li.file { padding-left: 0.5rem; border-left: 4px dotted #111; }
+#messages li.file progress { display: block; width: 100%; }
+#messages li.file button { margin-right: 0.5rem; }
 #messages time { font: 0.8rem ui-monospace, monospace; margin-right: 0.4rem; }
 #messages .who { font-weight: 700; margin-right: 0.3rem; }
 #error { border: 2px solid #111; padding: 0.5rem; font-weight: 600; }

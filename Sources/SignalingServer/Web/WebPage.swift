@@ -58,6 +58,10 @@ public enum WebPage {
       <textarea id="message" name="message" rows="2" required></textarea>
       <button id="send" type="submit">Send</button>
     </form>
+    <form id="file-form">
+      <label for="file">Send a file (or drop it here)</label>
+      <input id="file" name="file" type="file" multiple>
+    </form>
   </section>
   <p id="error" role="alert" hidden></p>
   <button id="leave" type="button" hidden>Leave</button>

@@ -190,6 +190,9 @@ class Chromium:
             raise RuntimeError("script: " + json.dumps(r["exceptionDetails"].get("exception", {}).get("description", r["exceptionDetails"].get("text"))))
         return r["result"].get("value")
 
+    async def downloads(self, path):
+        await self.call("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": path})
+
     async def screenshot(self, width, height):
         await self.call("Emulation.setDeviceMetricsOverride",
                         {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600}, session=True)
@@ -350,6 +353,9 @@ async def main():
                             emit({"event": "timeout", "last": value})
                             break
                         await asyncio.sleep(0.1)
+                elif op == "downloads" and isinstance(browser, Chromium):
+                    await browser.downloads(cmd["path"])
+                    emit({"event": "downloads", "path": cmd["path"]})
                 elif op == "screenshot":
                     data = await browser.screenshot(int(cmd["width"]), int(cmd["height"]))
                     with open(cmd["path"], "wb") as f:
