@@ -101,13 +101,20 @@ public final class PeerLink {
 
     /// UDP datagrams from their base's socket; TURN-over-TCP bytes on the
     /// stream to their server.
+    /// Each socket's datagrams go to the kernel together (`sendmmsg`).
     private func sendTransmits() {
+        var batching: [UDPSocket] = []
+        defer { for socket in batching { socket.endBatch() } }
         while let transmit = connection.pollTransmit() {
             if transmit.route == .turnStream {
                 streams.write(transmit.bytes, to: transmit.destination)
                 continue
             }
             guard let socket = sockets[transmit.source], let destination = SocketAddress(transmit.destination) else { continue }
+            if !batching.contains(where: { $0 === socket }) {
+                socket.beginBatch()
+                batching.append(socket)
+            }
             socket.send(transmit.bytes, to: destination)
         }
     }

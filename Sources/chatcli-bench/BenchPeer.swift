@@ -72,6 +72,7 @@ final class BenchPeer {
         while progress {
             progress = false
             sentSincePump = false
+            socket.beginBatch()
             while let transmit = pc.pollTransmit() {
                 progress = true
                 guard let destination = SocketAddress(ipBytes: transmit.destination.ip, port: transmit.destination.port) else { continue }
@@ -79,6 +80,7 @@ final class BenchPeer {
                 datagramsSent += 1
                 bytesSent += transmit.bytes.count
             }
+            socket.endBatch()
             while let event = pc.pollEvent() {
                 progress = true
                 switch event {
