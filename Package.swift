@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "SignalingServer", dependencies: [
             "Wire", "STUN", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL", "CShims", "Redis",
         ]),
-        .target(name: "SCTP", dependencies: ["Wire"]),
+        .target(name: "SCTP", dependencies: ["Wire", "CShims"]),
         .target(name: "PAKE", dependencies: ["Wire", "CSodium"]),
         // File transfer on its own data channel (FileTransfer.md): sans-IO sender and receiver, disk edges.
         .target(name: "FileTransfer", dependencies: ["Wire", "COpenSSL"]),

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "CShims.h"
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/time.h>
 #include <openssl/bio.h>
@@ -49,3 +50,70 @@ int cshims_netlink_route_socket(void) {
     }
     return fd;
 }
+
+int cshims_sendmmsg(int fd, struct iovec *iov, struct sockaddr_storage *addrs, const socklen_t *addrlens, unsigned count) {
+    struct mmsghdr msgs[64];
+    if (count > 64) count = 64;
+    memset(msgs, 0, sizeof(struct mmsghdr) * count);
+    for (unsigned i = 0; i < count; i++) {
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        msgs[i].msg_hdr.msg_name = &addrs[i];
+        msgs[i].msg_hdr.msg_namelen = addrlens[i];
+    }
+    return sendmmsg(fd, msgs, count, MSG_NOSIGNAL);
+}
+
+int cshims_recvmmsg(int fd, struct iovec *iov, struct sockaddr_storage *addrs, socklen_t *addrlens, size_t *lengths, unsigned count) {
+    struct mmsghdr msgs[64];
+    if (count > 64) count = 64;
+    memset(msgs, 0, sizeof(struct mmsghdr) * count);
+    for (unsigned i = 0; i < count; i++) {
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        msgs[i].msg_hdr.msg_name = &addrs[i];
+        msgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_storage);
+    }
+    int n = recvmmsg(fd, msgs, count, MSG_DONTWAIT, NULL);
+    for (int i = 0; i < n; i++) {
+        lengths[i] = msgs[i].msg_len;
+        addrlens[i] = msgs[i].msg_hdr.msg_namelen;
+    }
+    return n;
+}
+
+#if defined(__x86_64__)
+#include <nmmintrin.h>
+
+int cshims_crc32c_available(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("sse4.2") ? 1 : 0;
+}
+
+__attribute__((target("sse4.2")))
+uint32_t cshims_crc32c_update(uint32_t crc, const uint8_t *bytes, size_t count) {
+    uint64_t c = crc;
+    while (count > 0 && ((uintptr_t)bytes & 7) != 0) { c = _mm_crc32_u8((uint32_t)c, *bytes++); count--; }
+    while (count >= 8) { uint64_t w; memcpy(&w, bytes, 8); c = _mm_crc32_u64(c, w); bytes += 8; count -= 8; }
+    while (count > 0) { c = _mm_crc32_u8((uint32_t)c, *bytes++); count--; }
+    return (uint32_t)c;
+}
+
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
+#include <asm/hwcap.h>
+#include <arm_acle.h>
+
+int cshims_crc32c_available(void) { return (getauxval(AT_HWCAP) & HWCAP_CRC32) ? 1 : 0; }
+
+__attribute__((target("crc")))
+uint32_t cshims_crc32c_update(uint32_t crc, const uint8_t *bytes, size_t count) {
+    while (count >= 8) { uint64_t w; memcpy(&w, bytes, 8); crc = __crc32cd(crc, w); bytes += 8; count -= 8; }
+    while (count > 0) { crc = __crc32cb(crc, *bytes++); count--; }
+    return crc;
+}
+
+#else
+int cshims_crc32c_available(void) { return 0; }
+uint32_t cshims_crc32c_update(uint32_t crc, const uint8_t *bytes, size_t count) { (void)bytes; (void)count; return crc; }
+#endif

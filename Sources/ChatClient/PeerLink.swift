@@ -102,8 +102,11 @@ public final class PeerLink {
 
     /// UDP datagrams from their base's socket (a link-local destination in
     /// that socket's zone: ICE pairs link-local only with link-local);
-    /// TURN-over-TCP bytes on the stream to their server.
+    /// TURN-over-TCP bytes on the stream to their server. Each socket's
+    /// datagrams go to the kernel together (`sendmmsg`).
     private func sendTransmits() {
+        var batching: [UDPSocket] = []
+        defer { for socket in batching { socket.endBatch() } }
         while let transmit = connection.pollTransmit() {
             if transmit.route == .turnStream {
                 streams.write(transmit.bytes, to: transmit.destination)
@@ -111,6 +114,10 @@ public final class PeerLink {
             }
             guard let socket = sockets[transmit.source], var destination = SocketAddress(transmit.destination) else { continue }
             if destination.isLinkLocal { destination = destination.with(scopeID: socket.localAddress.scopeID) }
+            if !batching.contains(where: { $0 === socket }) {
+                socket.beginBatch()
+                batching.append(socket)
+            }
             socket.send(transmit.bytes, to: destination)
         }
     }

@@ -44,6 +44,8 @@ public final class DTLSEndpoint {
     /// Largest UDP payload this endpoint emits.
     public let mtu: Int
     public private(set) var state: State = .handshaking
+    /// ``recordPolicy()`` once connected.
+    private var connectedPolicy: RecordFraming.Policy?
 
     private let context: OpaquePointer
     private let ssl: OpaquePointer
@@ -135,7 +137,7 @@ public final class DTLSEndpoint {
     /// authentication are dropped silently, as RFC 6347 §4.1.2.7 asks.
     public func handleInput(datagram: [UInt8], now: Duration) {
         guard state == .handshaking || state == .connected,
-              let usable = RecordFraming.filter(datagram, policy: recordPolicy) else { return }
+              let usable = RecordFraming.filter(datagram, policy: recordPolicy()) else { return }
         queue.pushInbound(usable)
         advance(now: now)
         queue.dropInbound()  // whatever OpenSSL did not consume now never will be
@@ -246,8 +248,11 @@ public final class DTLSEndpoint {
         }
     }
 
-    /// Which records can be genuine now (see ``RecordFraming``).
-    private var recordPolicy: RecordFraming.Policy {
+    /// Which records can be genuine now (see ``RecordFraming``). Worked out
+    /// from the cipher's name once connected, then kept: the cipher cannot
+    /// change (no renegotiation), and this runs for every datagram.
+    private func recordPolicy() -> RecordFraming.Policy {
+        if state == .connected, let connectedPolicy { return connectedPolicy }
         let cipher = state == .connected ? SSL_get_current_cipher(ssl) : SSL_get_pending_cipher(ssl)
         let epochs = state == .connected ? 1...1 : 0...1
         guard let cipher, let cName = SSL_CIPHER_get_name(cipher) else {
@@ -257,7 +262,9 @@ public final class DTLSEndpoint {
         // AES-GCM: 8-byte explicit nonce + 16-byte tag; ChaCha20-Poly1305: the
         // tag alone; CBC: the IV plus at least one block.
         let minimum = name.contains("GCM") ? 24 : name.contains("CHACHA20") ? 16 : 32
-        return RecordFraming.Policy(epochs: epochs, minimumEncryptedLength: minimum)
+        let policy = RecordFraming.Policy(epochs: epochs, minimumEncryptedLength: minimum)
+        if state == .connected { connectedPolicy = policy }
+        return policy
     }
 
     private func continueHandshake() {

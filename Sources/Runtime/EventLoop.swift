@@ -39,6 +39,10 @@ public final class EventLoop {
     /// at its exact size, so idle connections hold no buffer at all.
     let readBuffer: UnsafeMutableRawBufferPointer
     static let readBufferSize = 64 * 1024
+    /// Receive slots for one `recvmmsg` (UDPSocket): `datagramSlotCount`
+    /// slots of `readBufferSize` bytes. Pages never written stay unbacked.
+    let datagramSlots: UnsafeMutableRawBufferPointer
+    static let datagramSlotCount = 16
 
     private struct Slot {
         var handler: EventHandler?
@@ -51,6 +55,7 @@ public final class EventLoop {
         epollFD = fd
         events = .allocate(capacity: eventCapacity)
         readBuffer = .allocate(byteCount: Self.readBufferSize, alignment: 16)
+        datagramSlots = .allocate(byteCount: Self.readBufferSize * Self.datagramSlotCount, alignment: 16)
         // A peer closing mid-write must be an error return, not a dead process.
         signal(SIGPIPE, SIG_IGN)
         Self.raiseOpenFileLimit()
@@ -60,6 +65,7 @@ public final class EventLoop {
         Glibc.close(epollFD)
         events.deallocate()
         readBuffer.deallocate()
+        datagramSlots.deallocate()
     }
 
     /// The monotonic clock, read fresh on every access.

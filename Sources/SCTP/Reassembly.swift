@@ -68,7 +68,10 @@ struct ReassemblyQueue {
             }
             return
         }
-        var stream = ordered[chunk.streamID] ?? OrderedStream()
+        // Taken out and put back, not copied: a copy would share the
+        // dictionaries below, and the first write would copy them whole
+        // (every fragment of a message would copy all earlier ones).
+        var stream = ordered.removeValue(forKey: chunk.streamID) ?? OrderedStream()
         defer { ordered[chunk.streamID] = stream }
         // Fast path: the next expected single-chunk message.
         if chunk.isBeginning && chunk.isEnding && chunk.streamSequence == stream.expectedSSN && stream.pending.isEmpty {
@@ -78,8 +81,16 @@ struct ReassemblyQueue {
         }
         // Stale SSN (already delivered or skipped): drop.
         if ssnLess(chunk.streamSequence, stream.expectedSSN) { return }
-        var partial = stream.pending[chunk.streamSequence] ?? PartialMessage()
-        if partial.bytes + chunk.userData.count > maxMessageSize + 65536 { return }
+        var partial = PartialMessage()
+        var existed = false
+        if let held = stream.pending.removeValue(forKey: chunk.streamSequence) {
+            partial = held
+            existed = true
+        }
+        guard partial.bytes + chunk.userData.count <= maxMessageSize + 65536 else {
+            if existed { stream.pending[chunk.streamSequence] = partial }
+            return
+        }
         partial.add(chunk)
         bufferedBytes += chunk.userData.count
         stream.pending[chunk.streamSequence] = partial

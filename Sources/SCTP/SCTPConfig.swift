@@ -12,8 +12,9 @@ public struct SCTPConfig: Sendable {
     /// Largest user message accepted by `send` and reassembled on receipt
     /// (SDP `a=max-message-size`).
     public var maxMessageSize: Int = 262_144
-    /// Receive buffer, advertised as a_rwnd.
-    public var receiveBufferSize: Int = 1_048_576
+    /// Receive buffer, advertised as a_rwnd: 4 MiB keeps a 100 ms round
+    /// trip at about 40 MB/s (1 MiB held it to 10 MB/s, half what TCP got).
+    public var receiveBufferSize: Int = 4_194_304
     public var outboundStreams: UInt16 = 65535
     public var inboundStreams: UInt16 = 65535
     public var rtoInitial: Duration = .seconds(1)

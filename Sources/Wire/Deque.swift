@@ -2,89 +2,94 @@
 /// `popFirst` and `prepend` (amortised), for every poll queue of the
 /// sans-IO cores (transmits, events, datagrams) where `Array.removeFirst()`
 /// would be O(n).
+///
+/// Everything is `@inlinable`: the cores live in other modules, and an
+/// unspecialised generic looks up `Deque<T>`'s metadata on every call
+/// (it was several per cent of a transfer's CPU).
 public struct Deque<Element> {
-    private var storage: [Element?]
+    @usableFromInline var storage: [Element?]
     /// Index in `storage` of the first element.
-    private var head = 0
-    public private(set) var count = 0
+    @usableFromInline var head = 0
+    @usableFromInline var storedCount = 0
+    @inlinable public var count: Int { storedCount }
 
-    public init() { storage = [] }
+    @inlinable public init() { storage = [] }
 
-    public init<S: Sequence>(_ elements: S) where S.Element == Element {
+    @inlinable public init<S: Sequence>(_ elements: S) where S.Element == Element {
         storage = elements.map { $0 }
-        count = storage.count
+        storedCount = storage.count
     }
 
-    public var isEmpty: Bool { count == 0 }
-    public var first: Element? { isEmpty ? nil : storage[head] }
-    public var last: Element? { isEmpty ? nil : storage[slot(count - 1)] }
+    @inlinable public var isEmpty: Bool { count == 0 }
+    @inlinable public var first: Element? { isEmpty ? nil : storage[head] }
+    @inlinable public var last: Element? { isEmpty ? nil : storage[slot(count - 1)] }
 
-    public mutating func append(_ element: Element) {
+    @inlinable public mutating func append(_ element: Element) {
         if count == storage.count { grow() }
         storage[slot(count)] = element
-        count += 1
+        storedCount += 1
     }
 
-    public mutating func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
+    @inlinable public mutating func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
         for element in elements { append(element) }
     }
 
     /// Puts `element` in front of the others (e.g. a packet to send again first).
-    public mutating func prepend(_ element: Element) {
+    @inlinable public mutating func prepend(_ element: Element) {
         if count == storage.count { grow() }
         head = head == 0 ? storage.count - 1 : head - 1
         storage[head] = element
-        count += 1
+        storedCount += 1
     }
 
-    public mutating func popFirst() -> Element? {
+    @inlinable public mutating func popFirst() -> Element? {
         guard count > 0 else { return nil }
         let element = storage[head]
         storage[head] = nil   // release it now, not when the slot is reused
         head = head + 1 == storage.count ? 0 : head + 1
-        count -= 1
-        if count == 0 { head = 0 }
+        storedCount -= 1
+        if storedCount == 0 { head = 0 }
         return element
     }
 
-    public mutating func popLast() -> Element? {
+    @inlinable public mutating func popLast() -> Element? {
         guard count > 0 else { return nil }
         let index = slot(count - 1)
         let element = storage[index]
         storage[index] = nil
-        count -= 1
-        if count == 0 { head = 0 }
+        storedCount -= 1
+        if storedCount == 0 { head = 0 }
         return element
     }
 
     /// Removes the first `k` elements (at most `count`).
-    public mutating func removeFirst(_ k: Int) {
+    @inlinable public mutating func removeFirst(_ k: Int) {
         for _ in 0..<Swift.min(Swift.max(k, 0), count) { _ = popFirst() }
     }
 
-    public mutating func removeAll(keepingCapacity: Bool = false) {
+    @inlinable public mutating func removeAll(keepingCapacity: Bool = false) {
         if keepingCapacity {
             for i in storage.indices { storage[i] = nil }
         } else {
             storage = []
         }
         head = 0
-        count = 0
+        storedCount = 0
     }
 
     /// Removes the elements for which `shouldBeRemoved` is true, keeping the others in order.
-    public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
+    @inlinable public mutating func removeAll(where shouldBeRemoved: (Element) throws -> Bool) rethrows {
         var kept = Deque()
         for element in self where try !shouldBeRemoved(element) { kept.append(element) }
         self = kept
     }
 
-    private func slot(_ offset: Int) -> Int {
+    @inlinable func slot(_ offset: Int) -> Int {
         let index = head + offset
         return index >= storage.count ? index - storage.count : index
     }
 
-    private mutating func grow() {
+    @usableFromInline mutating func grow() {
         var bigger: [Element?] = []
         bigger.reserveCapacity(Swift.max(8, storage.count * 2))
         for offset in 0..<count { bigger.append(storage[slot(offset)]) }
@@ -95,10 +100,10 @@ public struct Deque<Element> {
 }
 
 extension Deque: RandomAccessCollection, MutableCollection {
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { count }
+    @inlinable public var startIndex: Int { 0 }
+    @inlinable public var endIndex: Int { count }
 
-    public subscript(position: Int) -> Element {
+    @inlinable public subscript(position: Int) -> Element {
         get {
             precondition(position >= 0 && position < count, "Deque index out of range")
             return storage[slot(position)]!
@@ -111,11 +116,11 @@ extension Deque: RandomAccessCollection, MutableCollection {
 }
 
 extension Deque: ExpressibleByArrayLiteral {
-    public init(arrayLiteral elements: Element...) { self.init(elements) }
+    @inlinable public init(arrayLiteral elements: Element...) { self.init(elements) }
 }
 
 extension Deque: Equatable where Element: Equatable {
-    public static func == (lhs: Deque, rhs: Deque) -> Bool { lhs.elementsEqual(rhs) }
+    @inlinable public static func == (lhs: Deque, rhs: Deque) -> Bool { lhs.elementsEqual(rhs) }
 }
 
 extension Deque: Sendable where Element: Sendable {}

@@ -38,7 +38,10 @@ final class BenchPeer {
         }
         self.base = base
         do {
-            pc = try PeerConnection(isOfferer: isOfferer, localAddresses: [base], now: loop.now.duration)
+            var config = PeerConnectionConfig()
+            // CHATCLI_MAX_PACKET=1200: every packet at an internet path's size, as for chatcli.
+            if let text = getenv("CHATCLI_MAX_PACKET"), let limit = Int(String(cString: text)), limit >= 256 { config.maxPacketSize = limit }
+            pc = try PeerConnection(isOfferer: isOfferer, localAddresses: [base], config: config, now: loop.now.duration)
         } catch {
             socket.close()
             throw error
@@ -72,6 +75,7 @@ final class BenchPeer {
         while progress {
             progress = false
             sentSincePump = false
+            socket.beginBatch()
             while let transmit = pc.pollTransmit() {
                 progress = true
                 guard let destination = SocketAddress(ipBytes: transmit.destination.ip, port: transmit.destination.port) else { continue }
@@ -79,6 +83,7 @@ final class BenchPeer {
                 datagramsSent += 1
                 bytesSent += transmit.bytes.count
             }
+            socket.endBatch()
             while let event = pc.pollEvent() {
                 progress = true
                 switch event {

@@ -4,11 +4,14 @@
 
 #include <openssl/ssl.h>
 #include <sqlite3.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 // Linux-only headers that Swift's Glibc module does not export.
 #include <sys/epoll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <netdb.h>
@@ -66,5 +69,19 @@ int cshims_rl_end(void);
 const char *cshims_rl_line_buffer(void);
 void cshims_rl_set_catch_signals(int on);
 void cshims_rl_set_erase_empty_line(int on);
+
+// sendmmsg / recvmmsg (GNU extensions hidden from Swift): datagram i is
+// iov[i] with address addrs[i] of addrlens[i] bytes; at most 64 per call.
+// recvmmsg stores each datagram's length in lengths[i] (MSG_DONTWAIT).
+// Both return the number of datagrams handled, or -1 with errno set.
+int cshims_sendmmsg(int fd, struct iovec *iov, struct sockaddr_storage *addrs, const socklen_t *addrlens, unsigned count);
+int cshims_recvmmsg(int fd, struct iovec *iov, struct sockaddr_storage *addrs, socklen_t *addrlens, size_t *lengths, unsigned count);
+
+// CRC32c (Castagnoli) in hardware: SSE4.2 CRC32 on x86-64, the CRC extension
+// on AArch64. `cshims_crc32c_available` is 1 when this CPU has it (checked
+// once at run time); `cshims_crc32c_update` continues a reflected CRC
+// (no initial or final inversion here) and must only be called then.
+int cshims_crc32c_available(void);
+uint32_t cshims_crc32c_update(uint32_t crc, const uint8_t *bytes, size_t count);
 
 #endif

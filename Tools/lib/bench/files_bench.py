@@ -51,14 +51,15 @@ def wait_for(proc, prefix, timeout=30):
     raise SystemExit(f"bench: no '{prefix}' from {proc.args[0]}")
 
 
-def chatcli_run(args, server, source, out, packet):
+def chatcli_run(args, server, source, out, packet, binary=None):
+    binary = binary or args.chatcli
     env = dict(os.environ, CHATCLI_SERVER=server)
     if packet:
         env["CHATCLI_MAX_PACKET"] = str(packet)
-    sender = subprocess.Popen([args.chatcli, "send", source, "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    sender = subprocess.Popen([binary, "send", source, "--json"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
     code = json.loads(wait_for(sender, '{"event":"code"'))["code"]
     start = time.monotonic()
-    receiver = subprocess.Popen([args.chatcli, "receive", code, "--out", out, "--yes", "--json"], stdout=subprocess.DEVNULL,
+    receiver = subprocess.Popen([binary, "receive", code, "--out", out, "--yes", "--json"], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, env=env)
     receiver_cpu = cpu_of(receiver)
     seconds = time.monotonic() - start
@@ -90,6 +91,7 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--size-mb", type=int, default=1024)
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--baseline", help="another chatcli binary (an older build) measured in the same runs")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
@@ -113,7 +115,11 @@ def main():
                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=args.work))
     time.sleep(2)
 
-    kinds = [("chatcli", 0), ("chatcli-1200", 1200)] + ([("magic-wormhole", None)] if args.wormhole else [])
+    kinds = [("chatcli", 0), ("chatcli-1200", 1200)]
+    if args.baseline:
+        kinds += [("baseline", 0), ("baseline-1200", 1200)]
+    if args.wormhole:
+        kinds.append(("magic-wormhole", None))
     results = {k: [] for k, _ in kinds}
     try:
         for n in range(args.runs):
@@ -123,7 +129,8 @@ def main():
                 if kind == "magic-wormhole":
                     seconds, cpu, ok = wormhole_run(args, f"ws://127.0.0.1:{mailbox}/v1", f"tcp:127.0.0.1:{transit}", source, out, n)
                 else:
-                    seconds, cpu, ok = chatcli_run(args, server, source, out, packet)
+                    binary = args.baseline if kind.startswith("baseline") else None
+                    seconds, cpu, ok = chatcli_run(args, server, source, out, packet, binary)
                 received = os.path.join(out, "payload.bin")
                 ok = ok and os.path.exists(received) and sha256(received) == digest
                 if os.path.exists(received):

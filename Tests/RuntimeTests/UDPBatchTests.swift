@@ -1,0 +1,79 @@
+import Testing
+import TestSupport
+@testable import Runtime
+
+/// `sendmmsg` batches (``UDPSocket/beginBatch()``) and `recvmmsg` reads:
+/// order, more datagrams than one batch or one read holds, refusals counted.
+/// Few and small datagrams, so a default 208 KiB receive buffer holds them all.
+@Suite struct UDPBatchTests {
+    private func receive(_ expected: Int, on socket: UDPSocket, loop: EventLoop) -> [[UInt8]] {
+        var received: [[UInt8]] = []
+        socket.onDatagram = { bytes, _ in
+            received.append(bytes)
+            if received.count == expected { loop.stop() }
+        }
+        #expect(loop.run(timeout: .seconds(10)))
+        return received
+    }
+
+    @Test func batchLargerThanOneSendmmsgArrivesInOrder() throws {
+        let loop = try EventLoop()
+        let sender = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        let receiver = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        defer {
+            sender.close()
+            receiver.close()
+        }
+        // 100 > 64 per sendmmsg, and > 16 per recvmmsg: all sent before the loop reads any.
+        let datagrams = (0..<100).map { Fixture.bytes(count: 1 + $0 * 7, seed: UInt64($0 + 1)) }
+        sender.beginBatch()
+        for datagram in datagrams { sender.send(datagram, to: receiver.localAddress) }
+        sender.endBatch()
+        #expect(receive(datagrams.count, on: receiver, loop: loop) == datagrams)
+        #expect(sender.droppedSends == 0)
+    }
+
+    @Test func nestedBatchesSendInOrderWithUnbatchedSends() throws {
+        let loop = try EventLoop()
+        let sender = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        let receiver = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        defer {
+            sender.close()
+            receiver.close()
+        }
+        let datagrams = (0..<6).map { Fixture.bytes(count: 10 + $0, seed: UInt64($0 + 9)) }
+        sender.send(datagrams[0], to: receiver.localAddress)
+        sender.beginBatch()
+        sender.send(datagrams[1], to: receiver.localAddress)
+        sender.beginBatch()
+        sender.send(datagrams[2], to: receiver.localAddress)
+        sender.endBatch()
+        sender.send(datagrams[3], to: receiver.localAddress)
+        sender.endBatch()
+        sender.endBatch()   // unmatched: ignored
+        sender.send(datagrams[4], to: receiver.localAddress)
+        sender.beginBatch()
+        sender.send(datagrams[5], to: receiver.localAddress)
+        sender.endBatch()
+        #expect(receive(datagrams.count, on: receiver, loop: loop) == datagrams)
+    }
+
+    @Test func refusedDatagramsInABatchAreCountedAndTheRestGo() throws {
+        let loop = try EventLoop()
+        let sender = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        let receiver = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        defer {
+            sender.close()
+            receiver.close()
+        }
+        let first = Array("before".utf8), last = Array("after".utf8)
+        sender.beginBatch()
+        sender.send(first, to: receiver.localAddress)
+        sender.send(Fixture.bytes(count: 70_000), to: receiver.localAddress)   // over UDP's limit: EMSGSIZE
+        sender.send(last, to: try Fixture.address("[::1]:9"))                   // IPv6 from an IPv4 socket
+        sender.send(last, to: receiver.localAddress)
+        sender.endBatch()
+        #expect(receive(2, on: receiver, loop: loop) == [first, last])
+        #expect(sender.droppedSends == 2)
+    }
+}
