@@ -14,6 +14,18 @@ final class LANLab {
     private static let counter = Counter()
     let tag: String
 
+    /// Namespaces of runs killed before their `deinit` (the process id in
+    /// the name no longer exists) are removed, so they do not pile up.
+    private static func removeAbandonedLabs() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/var/run/netns")) ?? []
+        for name in names {
+            guard let match = name.wholeMatch(of: /^ccl[A-Z](\d+)x\d+$/), let pid = Int32(match.1),
+                  kill(pid, 0) != 0 && errno == ESRCH
+            else { continue }
+            _ = try? ChildProcess("/bin/sh", ["-c", "ip netns del \(name)"], name: "ip netns del").waitForExit(timeout: 30)
+        }
+    }
+
     var left: String { hosts[0] }
     var right: String { hosts[1] }
     var leftLink: String { links[0] }
@@ -22,9 +34,10 @@ final class LANLab {
     init(ipv4: Bool = true, hosts count: Int = 2) throws {
         let tag = "\(getpid() % 100_000)x\(Self.counter.next())"
         self.tag = tag
-        hosts = (0..<count).map { "l2\(Character(UnicodeScalar(UInt8(65 + $0))))\(tag)" }
-        links = (0..<count).map { "l2v\(Character(UnicodeScalar(UInt8(97 + $0))))\(tag)" }
-        others = count > 2 ? ["l2S\(tag)"] : []
+        Self.removeAbandonedLabs()
+        hosts = (0..<count).map { "ccl\(Character(UnicodeScalar(UInt8(65 + $0))))\(tag)" }
+        links = (0..<count).map { "cclv\(Character(UnicodeScalar(UInt8(97 + $0))))\(tag)" }
+        others = count > 2 ? ["cclS\(tag)"] : []
         for ns in hosts + others {
             try sh("ip netns add \(ns)")
             // No duplicate address detection: link-local IPv6 is usable at once.
@@ -33,7 +46,7 @@ final class LANLab {
         if let bridgeHost = others.first {
             try sh("ip -n \(bridgeHost) link add br0 type bridge mcast_snooping 0 && ip -n \(bridgeHost) link set br0 up")
             for (index, (ns, link)) in zip(hosts, links).enumerated() {
-                let port = "l2p\(index)\(tag)"
+                let port = "cclp\(index)\(tag)"
                 try sh("ip link add \(link) netns \(ns) type veth peer name \(port) netns \(bridgeHost)"
                        + " && ip -n \(bridgeHost) link set \(port) master br0 up")
             }
