@@ -16,6 +16,11 @@ Usage: python mitm_server.py UPSTREAM_URL [--no-pake-attribute]
   its PAKE instead of settling unproven at once: the strongest relay. With
   --no-pake-attribute they do not (as a browser's would not): a server that
   pretends its peers run no PAKE.
+  A client that leaves (`leave_room`, or its socket closing) keeps its seat
+  upstream until the other client's connection to this server is up (its
+  `ctl` channel open) or 90 s pass: a server in the middle keeps each victim
+  engaged, and the other side then learns of the departure only once it is
+  connected, whatever the order the two handshakes finish in.
 """
 import asyncio
 import json
@@ -122,8 +127,21 @@ class Side:
         candidate.sdpMLineIndex = 0
         await self.pc.addIceCandidate(candidate)
 
+    async def hold_while_other_connects(self):
+        """Returns once the other client's `ctl` channel is open, it is gone, or 90 s passed."""
+        for _ in range(90 * 20):
+            other = self.other()
+            if other is None or other.pc.connectionState in ("failed", "closed"):
+                return
+            ctl = other.channels.get("ctl")
+            if ctl is not None and ctl.readyState == "open":
+                return
+            await asyncio.sleep(0.05)
+
     async def from_client(self, msg):
         t = msg.get("type")
+        if t == "leave_room":
+            await self.hold_while_other_connects()
         if t == "webrtc_offer":
             await self.remote_description(msg["sdp"], "offer")
         elif t == "webrtc_answer":
@@ -209,6 +227,7 @@ async def websocket(head, reader, writer, upstream):
                 flush()  # pongs and the closing handshake
                 await writer.drain()
         finally:
+            await side.hold_while_other_connects()
             relay.cancel()
             writer.close()
 
