@@ -28,7 +28,11 @@ import Testing
         #expect(bob.waitForMessages(count: 2, timeout: 20) == ["a before", "a while the server restarts"], "\(bob.transcript.suffix(2000))")
         #expect(alice.waitForMessages(count: 1, timeout: 20) == ["b while the server restarts"], "\(alice.transcript.suffix(2000))")
         // Both went back to the room: leaving reaches the peer through the new server.
-        Thread.sleep(forTimeInterval: 3)
+        var sockets = 0
+        #expect(server.process.waitForLine(stderr: true, timeout: 30) { line in
+            if line.contains("ws_open") { sockets += 1 }
+            return sockets == 2
+        } != nil, "\(server.process.transcript)")
         alice.write("a after\n")
         #expect(bob.waitForMessages(count: 3, timeout: 20).last == "a after")
         alice.closeInput()
