@@ -1,6 +1,7 @@
-"""Table for `Tools/bench transfer`: reads the chatcli and aiortc JSON lines
-on stdin, prints both stacks, the chatcli/aiortc ratios and chatcli against
-its targets (or, with --json, the input lines plus one line of verdicts)."""
+"""Table for `Tools/bench transfer`: reads the chatcli, aiortc and Pion JSON
+lines on stdin, prints the stacks, the chatcli/aiortc and chatcli/Pion ratios
+and chatcli against its targets (or, with --json, the input lines plus one
+line of verdicts)."""
 
 import argparse
 import json
@@ -16,7 +17,8 @@ METRICS = [
     ("cpu_ms_per_MB", "CPU during bulk", "ms/MB", "low", 16),
 ]
 
-# Measured on this machine by the issue's author (not re-measured here).
+# Measured on this machine by the issue's author (not re-measured here:
+# Debian 12 does not package libdatachannel).
 LIBDATACHANNEL = {"bulk_MBps": 56, "small_msgs_per_s": 317_000, "rtt_us_median": 127,
                   "setup_ms": 3.8, "cpu_ms_per_MB": 23}
 
@@ -47,10 +49,12 @@ def main():
         if line.startswith("{"):
             record = json.loads(line)
             results[record["stack"]] = record
-    chatcli, aiortc = results.get("chatcli", {}), results.get("aiortc", {})
+    chatcli = results.get("chatcli", {})
+    # The comparison stacks measured in this run, each with its ratio column.
+    others = [(stack, label) for stack, label in (("aiortc", "aiortc"), ("pion", "Pion")) if stack in results]
 
     if args.json:
-        for stack in ("chatcli", "aiortc"):
+        for stack in ("chatcli", "aiortc", "pion"):
             if stack in results:
                 print(json.dumps(results[stack], separators=(",", ":")))
         verdicts = {key: verdict(key, better, target, chatcli.get(key))
@@ -58,17 +62,20 @@ def main():
         print(json.dumps({"targets": verdicts}, separators=(",", ":")))
         return
 
-    header = ("metric", "unit", "chatcli", "aiortc", "chatcli/aiortc", "libdc (ref)", "target", "")
+    header = ("metric", "unit", "chatcli", *(label for _, label in others),
+              *(f"chatcli/{label}" for _, label in others), "libdc (ref)", "target", "")
     rows = [header]
     for key, label, unit, better, target in METRICS:
-        ours, theirs = chatcli.get(key), aiortc.get(key)
-        ratio = f"{ours / theirs:.2f}x" if ours is not None and theirs else "-"
-        if better == "low":
-            ratio += " (lower better)"
+        ours = chatcli.get(key)
+        ratios = []
+        for stack, _ in others:
+            theirs = results[stack].get(key)
+            ratios.append((f"{ours / theirs:.2f}x" if ours is not None and theirs else "-")
+                          + (" (lower better)" if better == "low" and not ratios else ""))
         ok = verdict(key, better, target, ours)
         target_text = "-" if target is None else ((">= " if better == "high" else "<= ") + fmt(target))
-        rows.append((label, unit, fmt(ours), fmt(theirs), ratio, fmt(LIBDATACHANNEL.get(key)), target_text,
-                     "" if ok is None else ("PASS" if ok else "MISS")))
+        rows.append((label, unit, fmt(ours), *(fmt(results[stack].get(key)) for stack, _ in others), *ratios,
+                     fmt(LIBDATACHANNEL.get(key)), target_text, "" if ok is None else ("PASS" if ok else "MISS")))
     widths = [max(len(row[i]) for row in rows) for i in range(len(header))]
     for n, row in enumerate(rows):
         print("  ".join(cell.ljust(widths[i]) if i == 0 or i == 1 else cell.rjust(widths[i])
@@ -76,9 +83,13 @@ def main():
         if n == 0:
             print("  ".join("-" * w for w in widths))
     print()
-    print("Ratios are chatcli/aiortc: above 1 is better for throughput; for RTT, setup")
-    print("and CPU lower is better. libdc (ref): libdatachannel as measured by the issue's")
-    print("author on this machine. Sender and receiver share one process and the 2 CPUs.")
+    print("Ratios are chatcli over the other stack: above 1 is better for throughput; for")
+    print("RTT, setup and CPU lower is better. libdc (ref): libdatachannel as measured by")
+    print("the issue's author on this machine; Debian 12 does not package it, so it is not")
+    print("re-measured. Sender and receiver share one process: chatcli and aiortc run on")
+    print("one thread, Pion's goroutines may use both CPUs (compare its CPU per MB too).")
+    print("Pion (SCTP packets of 1228 bytes) and aiortc always use internet-sized packets:")
+    print("compare them with chatcli under CHATCLI_MAX_PACKET=1200 as well.")
 
 
 if __name__ == "__main__":
