@@ -59,21 +59,29 @@ func bulkTransfer(total: Int, profile: LinkProfile, packetSize: Int, seed: UInt6
 }
 
 @Suite struct LongFatPathTests {
-    /// Goodput floors in MB/s of virtual time, well below what the current
-    /// code reaches on these seeds and well above what Reno with one fast
-    /// retransmit per chunk reached (see the figures in each case).
+    /// Goodput floors in MB/s of virtual time. Reno with one fast retransmit
+    /// per chunk reached 12.1, 12.3, 0.144, 0.176, 0.69 and 9.2 MB/s on
+    /// these cases; CUBIC with lost-retransmission detection 12.1, 12.3,
+    /// 0.172, 0.209, 1.05 and 11.8. Without loss the 4 MiB receive window
+    /// and slow start decide (unchanged); at 1 % loss every loss-based
+    /// scheme is held near the Mathis bound (about 0.15 MB/s at 1200 bytes).
     @Test(arguments: [
         // (packet size, loss, bytes, floor)
-        (1200, 0.0, 32 << 20, 20.0),
-        (1400, 0.0, 32 << 20, 20.0),
-        (1200, 0.01, 8 << 20, 0.0),
-        (1400, 0.01, 8 << 20, 0.0),
+        (1200, 0.0, 32 << 20, 11.0),
+        (1400, 0.0, 32 << 20, 11.0),
+        (1200, 0.01, 8 << 20, 0.16),
+        (1400, 0.01, 8 << 20, 0.19),
+        (1200, 0.001, 32 << 20, 0.85),
+        (1200, 0.0001, 32 << 20, 10.5),
     ])
     func bulkTransferGoodput(packetSize: Int, loss: Double, total: Int, floor: Double) {
         let r = bulkTransfer(total: total, profile: longFatPath(loss: loss), packetSize: packetSize, seed: 16, limit: .seconds(120))
         let s = r.sender
         print("long fat path, \(packetSize) B, loss \(loss): \(r.bytes) B in \(r.elapsed) = \(r.goodput) MB/s;",
-              "fast rtx \(s.fastRetransmissions), rtx chunks \(s.retransmittedChunks), T3 \(s.t3Expirations)")
+              "fast rtx \(s.fastRetransmissions), rtx chunks \(s.retransmittedChunks), T3 \(s.t3Expirations),",
+              "lost rtx \(s.lostRetransmissions)")
+        #expect(r.bytes == total)
         #expect(r.goodput >= floor)
+        #expect(s.t3Expirations == 0)
     }
 }
