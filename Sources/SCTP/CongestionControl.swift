@@ -1,7 +1,8 @@
 /// Congestion control of one path: RFC 9260 §7.2 (slow start, fast
 /// recovery with one window reduction per episode, T3 collapse to one MTU)
 /// with CUBIC (RFC 9438) for congestion avoidance and the multiplicative
-/// decrease. cwnd counts bytes; CUBIC's window functions count MTUs.
+/// decrease. Windows count bytes; CUBIC's constant C is per MTU, taken
+/// at each step, so a path MTU raised by PLPMTUD keeps the state valid.
 struct CongestionControl {
     /// The path MTU in use; raised by Path MTU Discovery.
     var mtu: Int
@@ -32,9 +33,8 @@ struct CongestionControl {
         if cwnd <= ssthresh {
             if cumulativeAdvanced { cwnd += min(bytesAcked, mtu) }
         } else {
-            let unit = Double(mtu)
-            let next = cubic.increase(cwnd: Double(cwnd) / unit, acked: Double(bytesAcked) / unit, now: now, rtt: rtt ?? .zero)
-            carry += max(0, next * unit - Double(cwnd))
+            let next = cubic.increase(cwnd: Double(cwnd), acked: Double(bytesAcked), mtu: Double(mtu), now: now, rtt: rtt ?? .zero)
+            carry += max(0, next - Double(cwnd))
             let whole = Int(carry)
             cwnd += whole
             carry -= Double(whole)
@@ -66,13 +66,12 @@ struct CongestionControl {
     /// RFC 9438 §4.6: ssthresh = beta_cubic * cwnd (at least 4 MTUs, as
     /// RFC 9260 has it), W_max remembered with fast convergence (§4.7).
     private mutating func reduce() {
-        let unit = Double(mtu)
-        cubic.congestionEvent(cwnd: Double(cwnd) / unit)
+        cubic.congestionEvent(cwnd: Double(cwnd))
         ssthresh = max(Int(Double(cwnd) * Cubic.beta), 4 * mtu)
     }
 }
 
-/// The window functions of CUBIC (RFC 9438 §4), in MTUs and seconds.
+/// The window functions of CUBIC (RFC 9438 §4), in bytes and seconds.
 struct Cubic {
     static let c = 0.4
     static let beta = 0.7
@@ -90,7 +89,8 @@ struct Cubic {
     /// Reno-friendly estimate W_est.
     private(set) var wEst = 0.0
 
-    func wCubic(_ t: Double) -> Double { Self.c * (t - k) * (t - k) * (t - k) + wMax }
+    /// W_cubic(t) = C*(t-K)^3 + W_max, C in MTUs per second cubed.
+    func wCubic(_ t: Double, mtu: Double) -> Double { Self.c * mtu * (t - k) * (t - k) * (t - k) + wMax }
 
     mutating func congestionEvent(cwnd: Double) {
         // Fast convergence: a flow whose window keeps shrinking releases
@@ -102,23 +102,23 @@ struct Cubic {
 
     mutating func restartEpoch() { epochStart = nil }
 
-    /// The window after `acked` MTUs were acknowledged in congestion avoidance.
-    mutating func increase(cwnd: Double, acked: Double, now: Duration, rtt: Duration) -> Double {
+    /// The window after `acked` bytes were acknowledged in congestion avoidance.
+    mutating func increase(cwnd: Double, acked: Double, mtu: Double, now: Duration, rtt: Duration) -> Double {
         if epochStart == nil {
             epochStart = now
             if wMax <= cwnd {
                 k = 0
                 wMax = cwnd
             } else {
-                k = Self.cubeRoot((wMax - cwnd) / Self.c)
+                k = Self.cubeRoot((wMax - cwnd) / (Self.c * mtu))
             }
             wEst = cwnd
         }
         let t = seconds(now - (epochStart ?? now))
         let alpha = wEst >= cwndPrior ? 1 : Self.alphaReno
-        wEst += alpha * acked / cwnd
-        if wCubic(t) < wEst { return wEst }
-        let target = min(max(wCubic(t + seconds(rtt)), cwnd), 1.5 * cwnd)
+        wEst += alpha * mtu * acked / cwnd
+        if wCubic(t, mtu: mtu) < wEst { return wEst }
+        let target = min(max(wCubic(t + seconds(rtt), mtu: mtu), cwnd), 1.5 * cwnd)
         return cwnd + (target - cwnd) / cwnd * acked
     }
 
