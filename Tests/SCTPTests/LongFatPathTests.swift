@@ -7,6 +7,8 @@ struct BulkTransferResult {
     var bytes: Int
     var elapsed: Duration
     var sender: SCTPStatistics
+    /// Datagrams the emulator dropped (random loss and full queues).
+    var dropped: Int
 
     /// Goodput in MB/s (10^6 bytes) of virtual time.
     var goodput: Double {
@@ -55,7 +57,8 @@ func bulkTransfer(total: Int, profile: LinkProfile, packetSize: Int, seed: UInt6
     }
     #expect(outOfOrder == 0)
     #expect(!a.isClosed && !b.isClosed)
-    return BulkTransferResult(messages: received, bytes: bytes, elapsed: pair.now - start, sender: a.statistics)
+    return BulkTransferResult(messages: received, bytes: bytes, elapsed: pair.now - start, sender: a.statistics,
+                              dropped: pair.net.dropped)
 }
 
 @Suite struct LongFatPathTests {
@@ -79,9 +82,22 @@ func bulkTransfer(total: Int, profile: LinkProfile, packetSize: Int, seed: UInt6
         let s = r.sender
         print("long fat path, \(packetSize) B, loss \(loss): \(r.bytes) B in \(r.elapsed) = \(r.goodput) MB/s;",
               "fast rtx \(s.fastRetransmissions), rtx chunks \(s.retransmittedChunks), T3 \(s.t3Expirations),",
-              "lost rtx \(s.lostRetransmissions)")
+              "lost rtx \(s.lostRetransmissions), dropped \(r.dropped)")
         #expect(r.bytes == total)
         #expect(r.goodput >= floor)
         #expect(s.t3Expirations == 0)
+    }
+
+    /// The same path over five seeds per loss rate, for tuning: prints
+    /// goodput per seed. Enabled only with `SCTP_BENCH=1` (about a minute).
+    @Test(.enabled(if: Environment.benchmark), arguments: [(0.01, 8 << 20), (0.001, 32 << 20), (0.0001, 32 << 20)])
+    func goodputOverSeeds(loss: Double, total: Int) {
+        for seed: UInt64 in 1...5 {
+            let r = bulkTransfer(total: total, profile: longFatPath(loss: loss), packetSize: 1200, seed: seed, limit: .seconds(120))
+            let s = r.sender
+            print("loss \(loss) seed \(seed): \(r.goodput) MB/s; fast rtx \(s.fastRetransmissions), T3 \(s.t3Expirations),",
+                  "lost rtx \(s.lostRetransmissions), dropped \(r.dropped)")
+            #expect(r.bytes == total)
+        }
     }
 }
