@@ -103,7 +103,12 @@ extension SCTPAssociation {
         if lossDetected, congestion.onFastRetransmit(highestOutstanding: retransmissionQueue.lastTSN) {
             fastRetransmitBypass = true
         }
-        if let r = rttSample { rto.measure(r) }
+        if let r = rttSample {
+            rto.measure(r)
+            if congestion.onRTTSample(r, cumulativeTSN: s.cumulativeTSNAck, highestSent: retransmissionQueue.nextTSN &- 1) {
+                statistics.slowStartDelayExits += 1
+            }
+        }
         congestion.onAcknowledged(bytesAcked: bytesAcked, cumulativeAdvanced: cumAdvanced, fullyUtilized: fullyUtilized,
                                   cumulativeTSN: s.cumulativeTSNAck, now: now, rtt: rto.srtt)
         peerReceiverWindow = max(0, Int(s.advertisedReceiverWindowCredit) - flightSize)

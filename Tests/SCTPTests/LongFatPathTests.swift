@@ -20,8 +20,8 @@ struct BulkTransferResult {
 /// A long fat path (issue 16): 50 ms each way, a 25 MB/s bottleneck in each
 /// direction whose queue holds one bandwidth-delay product (2.5 MB), and
 /// `loss` random loss each way.
-func longFatPath(loss: Double) -> LinkProfile {
-    LinkProfile(loss: loss, delay: .milliseconds(50), bandwidth: 25_000_000, queueLimit: 2_500_000)
+func longFatPath(loss: Double, bandwidth: Int = 25_000_000) -> LinkProfile {
+    LinkProfile(loss: loss, delay: .milliseconds(50), bandwidth: bandwidth, queueLimit: bandwidth / 10)
 }
 
 /// Sends `total` bytes in 16 KiB messages on one ordered stream from A to
@@ -99,5 +99,22 @@ func bulkTransfer(total: Int, profile: LinkProfile, packetSize: Int, seed: UInt6
                   "lost rtx \(s.lostRetransmissions), dropped \(r.dropped)")
             #expect(r.bytes == total)
         }
+    }
+
+    /// A 10 MB/s bottleneck whose queue (one BDP, 1 MB) is smaller than the
+    /// 4 MiB receive window: slow start must stop before it overflows the
+    /// queue by a whole window. Reno without HyStart lost 858 packets there,
+    /// fell back to T3 and reached 1.86 MB/s; HyStart ends slow start one
+    /// round late (191 lost, one T3): 5.65 MB/s.
+    @Test func slowStartEndsBeforeASmallQueueOverflowsByAWindow() {
+        let r = bulkTransfer(total: 32 << 20, profile: longFatPath(loss: 0, bandwidth: 10_000_000), packetSize: 1200,
+                             seed: 16, limit: .seconds(120))
+        let s = r.sender
+        print("10 MB/s path: \(r.bytes) B in \(r.elapsed) = \(r.goodput) MB/s;",
+              "fast rtx \(s.fastRetransmissions), rtx chunks \(s.retransmittedChunks), T3 \(s.t3Expirations),",
+              "slow start delay exits \(s.slowStartDelayExits), dropped \(r.dropped)")
+        #expect(r.bytes == 32 << 20)
+        #expect(s.slowStartDelayExits >= 1)
+        #expect(r.goodput >= 4.5)
     }
 }
