@@ -104,8 +104,10 @@ func bulkTransfer(total: Int, profile: LinkProfile, packetSize: Int, seed: UInt6
     /// A 10 MB/s bottleneck whose queue (one BDP, 1 MB) is smaller than the
     /// 4 MiB receive window: slow start must stop before it overflows the
     /// queue by a whole window. Reno without HyStart lost 858 packets there,
-    /// fell back to T3 and reached 1.86 MB/s; HyStart ends slow start one
-    /// round late (191 lost, one T3): 5.65 MB/s.
+    /// fell back to T3 and reached 1.86 MB/s. HyStart ends slow start one
+    /// round late (191 lost): 5.65 MB/s with SACKs of at most 125 gap blocks
+    /// (the holes beyond stayed unknown, recovery stalled until T3), 7.29
+    /// MB/s and no T3 with SACKs as large as a packet.
     @Test func slowStartEndsBeforeASmallQueueOverflowsByAWindow() {
         let r = bulkTransfer(total: 32 << 20, profile: longFatPath(loss: 0, bandwidth: 10_000_000), packetSize: 1200,
                              seed: 16, limit: .seconds(120))
@@ -115,6 +117,7 @@ func bulkTransfer(total: Int, profile: LinkProfile, packetSize: Int, seed: UInt6
               "slow start delay exits \(s.slowStartDelayExits), dropped \(r.dropped)")
         #expect(r.bytes == 32 << 20)
         #expect(s.slowStartDelayExits >= 1)
-        #expect(r.goodput >= 4.5)
+        #expect(r.goodput >= 6.0)
+        #expect(s.t3Expirations == 0)
     }
 }
