@@ -63,8 +63,13 @@ extension SCTPAssociation {
     }
 
     func makeSack() -> SackChunk {
-        // Keep the SACK within one packet next to a DATA chunk or two.
-        let maxBlocks = max(1, (config.maxPacketSize - 200) / 8)
+        // As many 4-byte gap blocks as a base-size packet holds with the
+        // duplicates: after a burst of losses the sender learns of every
+        // hole and of what arrived beyond (its flight size is wrong
+        // otherwise, and recovery stalls until T3). A SACK this large goes
+        // in a packet of its own.
+        let room = config.maxPacketSize - SCTPPacket.commonHeaderSize - 16 - 4 * tracker.duplicates.count
+        let maxBlocks = max(1, room / 4)
         let window = receiverWindow
         lastAdvertisedWindow = window
         let sack = SackChunk(cumulativeTSNAck: tracker.cumulativeTSN, advertisedReceiverWindowCredit: UInt32(window),

@@ -19,6 +19,9 @@ extension SCTPAssociation {
         var bytesAcked = 0
         var rttSample: Duration?
         var highestNewlyAcked: UInt32?
+        /// When the most recently sent of the newly acknowledged chunks sent
+        /// once left (RACK's RACK.xmit_ts, RFC 8985 §6.1).
+        var latestDelivered: Duration?
         while !retransmissionQueue.isEmpty, tsnLessOrEqual(retransmissionQueue.firstTSN, s.cumulativeTSNAck) {
             let tsn = retransmissionQueue.firstTSN
             guard let c = retransmissionQueue.popFirst() else { break }
@@ -29,7 +32,10 @@ extension SCTPAssociation {
                 bytesAcked += c.size
                 highestNewlyAcked = tsn
                 // Karn: only chunks sent exactly once give RTT samples.
-                if c.transmissions == 1 { rttSample = now - c.sentAt }
+                if c.transmissions == 1 {
+                    rttSample = now - c.sentAt
+                    latestDelivered = max(latestDelivered ?? c.sentAt, c.sentAt)
+                }
             }
             if c.inFlight { flightSize -= c.size }
         }
@@ -53,7 +59,11 @@ extension SCTPAssociation {
                         flightSize -= size
                     }
                     if highestNewlyAcked.map({ tsnLess($0, tsn) }) ?? true { highestNewlyAcked = tsn }
-                    if retransmissionQueue[i].transmissions == 1 { rttSample = now - retransmissionQueue[i].sentAt }
+                    if retransmissionQueue[i].transmissions == 1 {
+                        let sentAt = retransmissionQueue[i].sentAt
+                        rttSample = now - sentAt
+                        latestDelivered = max(latestDelivered ?? sentAt, sentAt)
+                    }
                 }
                 if tsn == last { break }
                 tsn &+= 1
@@ -61,13 +71,26 @@ extension SCTPAssociation {
             }
         }
         // Miss indications for chunks below the highest newly acked TSN (§7.2.4).
+        // A chunk fast-retransmitted once gets no second fast retransmit
+        // from them; instead its retransmission counts as lost again when a
+        // chunk sent more than a quarter round trip after it was acknowledged
+        // (RACK, RFC 8985 §6.2), rather than waiting for T3 to collapse cwnd.
         var lossDetected = false
+        let reorderWindow = (rto.srtt ?? .zero) / 4
         if let htna = highestNewlyAcked, !retransmissionQueue.isEmpty, tsnLess(retransmissionQueue.firstTSN, htna) {
             for i in retransmissionQueue.indices {
                 let tsn = retransmissionQueue.tsn(at: i)
                 if !tsnLess(tsn, htna) { break }
-                if retransmissionQueue[i].gapAcked || retransmissionQueue[i].needsRetransmit
-                    || retransmissionQueue[i].fastRetransmitted { continue }
+                if retransmissionQueue[i].gapAcked || retransmissionQueue[i].needsRetransmit { continue }
+                if retransmissionQueue[i].fastRetransmitted {
+                    if let latest = latestDelivered, retransmissionQueue[i].inFlight,
+                       retransmissionQueue[i].sentAt + reorderWindow < latest {
+                        statistics.lostRetransmissions += 1
+                        markForRetransmit(at: i, tsn: tsn)
+                        lossDetected = true
+                    }
+                    continue
+                }
                 retransmissionQueue[i].missIndications += 1
                 if retransmissionQueue[i].missIndications >= 3 {
                     statistics.fastRetransmissions += 1
@@ -80,9 +103,14 @@ extension SCTPAssociation {
         if lossDetected, congestion.onFastRetransmit(highestOutstanding: retransmissionQueue.lastTSN) {
             fastRetransmitBypass = true
         }
-        if let r = rttSample { rto.measure(r) }
-        congestion.onAcknowledged(bytesAcked: bytesAcked, cumulativeAdvanced: cumAdvanced,
-                                  fullyUtilized: fullyUtilized, cumulativeTSN: s.cumulativeTSNAck)
+        if let r = rttSample {
+            rto.measure(r)
+            if congestion.onRTTSample(r, cumulativeTSN: s.cumulativeTSNAck, highestSent: retransmissionQueue.nextTSN &- 1) {
+                statistics.slowStartDelayExits += 1
+            }
+        }
+        congestion.onAcknowledged(bytesAcked: bytesAcked, cumulativeAdvanced: cumAdvanced, fullyUtilized: fullyUtilized,
+                                  cumulativeTSN: s.cumulativeTSNAck, now: now, rtt: rto.srtt)
         peerReceiverWindow = max(0, Int(s.advertisedReceiverWindowCredit) - flightSize)
         if cumAdvanced { errorCount = 0 }
         if retransmissionQueue.isEmpty {

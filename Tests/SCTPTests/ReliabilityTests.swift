@@ -61,6 +61,36 @@ func dataTSNs(_ bytes: [UInt8]) -> [UInt32] {
         #expect(pair.now - start < a.currentRTO)
     }
 
+    /// RFC 9260 fast-retransmits a chunk once; when that retransmission is
+    /// lost too, newer chunks acknowledged after it mark it lost again
+    /// (by send time, RFC 8985) instead of T3 collapsing cwnd to one MTU.
+    @Test func lostFastRetransmissionIsResentWithoutTimeout() {
+        let pair = connectedPair(profile: LinkProfile(delay: .milliseconds(5)), seed: 14)
+        let a = pair.a, b = pair.b
+        var droppedTSN: UInt32?
+        var transmissions = 0
+        pair.filter = { toB, bytes in
+            guard toB else { return bytes }
+            let tsns = dataTSNs(bytes)
+            if droppedTSN == nil, let t = tsns.first { droppedTSN = t }
+            guard let d = droppedTSN, tsns.contains(d) else { return bytes }
+            transmissions += 1
+            return transmissions <= 2 ? nil : bytes
+        }
+        for i in 0..<60 { try? a.send(stream: 0, ppid: 53, bytes: payload(index: i, size: 1000)) }
+        let start = pair.now
+        var got = 0
+        #expect(pair.run(for: .seconds(10)) {
+            while let e = b.pollEvent() { if case .message(_, _, let m) = e, m == payload(index: got, size: 1000) { got += 1 } }
+            return got == 60
+        })
+        #expect(transmissions == 3)
+        #expect(a.statistics.fastRetransmissions == 1)
+        #expect(a.statistics.lostRetransmissions == 1)
+        #expect(a.statistics.t3Expirations == 0)
+        #expect(pair.now - start < a.config.rtoMin)
+    }
+
     @Test func retransmissionTimeoutDoublesRTO() {
         let pair = connectedPair(profile: LinkProfile(delay: .milliseconds(5)), seed: 13)
         let a = pair.a

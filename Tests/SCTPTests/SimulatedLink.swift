@@ -11,13 +11,16 @@ struct LinkProfile {
     var jitter: Duration = .zero
     /// Bytes per second, 0 = unlimited (serialization delay per packet).
     var bandwidth = 0
+    /// Bytes queued for the link beyond which packets are tail-dropped
+    /// (with `bandwidth`).
+    var queueLimit = Int.max
 
     static let clean = LinkProfile()
     static let hostile = LinkProfile(loss: 0.10, duplication: 0.05, delay: .milliseconds(50), jitter: .milliseconds(20))
 
     var conditions: LinkConditions {
         LinkConditions(delay: delay, jitter: jitter, loss: loss, duplication: duplication,
-                       bandwidth: bandwidth > 0 ? bandwidth : nil, queueLimit: .max)
+                       bandwidth: bandwidth > 0 ? bandwidth : nil, queueLimit: queueLimit)
     }
 }
 
