@@ -13,7 +13,11 @@ public final class WriteBehindSink: TransferSink {
     let queue: WriteQueue
     var started = false
 
-    public init(_ inner: TransferSink, limit: Int = 8 << 20) {
+    /// Bytes that may wait for the thread: what a `kill -9` of the receiver
+    /// loses beyond the file (and a resume sends again).
+    public static let defaultLimit = 4 << 20
+
+    public init(_ inner: TransferSink, limit: Int = WriteBehindSink.defaultLimit) {
         self.inner = inner
         queue = WriteQueue(inner: inner, limit: limit)
     }
