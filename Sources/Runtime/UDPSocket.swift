@@ -24,6 +24,10 @@ public final class UDPSocket: EventHandler {
     /// The bound address; with port 0 in the request, the port the kernel chose.
     public let localAddress: SocketAddress
     public var onDatagram: (([UInt8], SocketAddress) -> Void)?
+    /// After the datagrams of one readiness event (up to 64) went to
+    /// `onDatagram`: where a connection sends what they caused, once for
+    /// all of them instead of once per datagram.
+    public var onDatagramsRead: (() -> Void)?
     /// Datagrams dropped because the send queue was full or sending failed.
     public private(set) var droppedSends = 0
     /// Upper bound on bytes queued while the kernel send buffer is full.
@@ -143,6 +147,8 @@ public final class UDPSocket: EventHandler {
     }
 
     private func receive() {
+        var delivered = false
+        defer { if delivered, fd >= 0 { onDatagramsRead?() } }
         let slots = loop.datagramSlots
         let size = EventLoop.readBufferSize
         let capacity = EventLoop.datagramSlotCount
@@ -170,6 +176,7 @@ public final class UDPSocket: EventHandler {
                 return
             }
             budget -= Int(count)
+            delivered = delivered || count > 0
             for i in 0..<Int(count) {
                 guard fd >= 0 else { return }
                 guard let from = SocketAddress(storage: addresses[i]) else { continue }

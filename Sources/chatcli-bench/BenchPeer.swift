@@ -49,8 +49,9 @@ final class BenchPeer {
         socket.onDatagram = { [unowned self] bytes, source in
             guard let from = STUNAddress(ip: source.ipBytes, port: source.port) else { return }
             pc.handleInput(bytes, from: from, to: self.base, now: self.loop.now.duration)
-            pump()
         }
+        // One pump for every datagram of a read, as `PeerLink` does.
+        socket.onDatagramsRead = { [unowned self] in pump() }
     }
 
     /// Queues a message; the caller pumps (or is inside a pump, whose loop
