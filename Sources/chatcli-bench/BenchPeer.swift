@@ -51,8 +51,9 @@ final class BenchPeer {
             pc.handleInput(bytes, from: from, to: self.base, now: self.loop.now.duration)
             // A pump per datagram, unlike `PeerLink` (one per read,
             // `onDatagramsRead`): with both peers on one loop, one pump per
-            // read cut 100-byte messages from 750k to 45k/s (packets of
-            // ~300 bytes and many retransmissions; cause not found yet).
+            // read cut 100-byte messages from 750k to 45k/s (the kernel
+            // dropped datagrams at the receiving socket, and SCTP's recovery
+            // then sent packets of ~300 bytes).
             pump()
         }
     }
