@@ -82,6 +82,76 @@ int cshims_recvmmsg(int fd, struct iovec *iov, struct sockaddr_storage *addrs, s
     return n;
 }
 
+#include <netinet/udp.h>
+#ifndef SOL_UDP
+#define SOL_UDP 17
+#endif
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+
+int cshims_sendmmsg_segmented(int fd, struct iovec *iov, struct sockaddr_storage *addrs, const socklen_t *addrlens, const uint16_t *segments, unsigned count) {
+    struct mmsghdr msgs[64];
+    union { char bytes[CMSG_SPACE(sizeof(uint16_t))]; struct cmsghdr align; } control[64];
+    if (count > 64) count = 64;
+    memset(msgs, 0, sizeof(struct mmsghdr) * count);
+    for (unsigned i = 0; i < count; i++) {
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        msgs[i].msg_hdr.msg_name = &addrs[i];
+        msgs[i].msg_hdr.msg_namelen = addrlens[i];
+        if (segments[i] > 0) {
+            memset(&control[i], 0, sizeof(control[i]));
+            msgs[i].msg_hdr.msg_control = control[i].bytes;
+            msgs[i].msg_hdr.msg_controllen = sizeof(control[i].bytes);
+            struct cmsghdr *cm = CMSG_FIRSTHDR(&msgs[i].msg_hdr);
+            cm->cmsg_level = SOL_UDP;
+            cm->cmsg_type = UDP_SEGMENT;
+            cm->cmsg_len = CMSG_LEN(sizeof(uint16_t));
+            memcpy(CMSG_DATA(cm), &segments[i], sizeof(uint16_t));
+        }
+    }
+    return sendmmsg(fd, msgs, count, MSG_NOSIGNAL);
+}
+
+int cshims_enable_udp_gro(int fd) {
+    int on = 1;
+    return setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on));
+}
+
+int cshims_recvmmsg_segmented(int fd, struct iovec *iov, struct sockaddr_storage *addrs, socklen_t *addrlens, size_t *lengths, uint16_t *segments, unsigned count) {
+    struct mmsghdr msgs[64];
+    union { char bytes[CMSG_SPACE(sizeof(int)) * 2]; struct cmsghdr align; } control[64];
+    if (count > 64) count = 64;
+    memset(msgs, 0, sizeof(struct mmsghdr) * count);
+    for (unsigned i = 0; i < count; i++) {
+        msgs[i].msg_hdr.msg_iov = &iov[i];
+        msgs[i].msg_hdr.msg_iovlen = 1;
+        msgs[i].msg_hdr.msg_name = &addrs[i];
+        msgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_storage);
+        msgs[i].msg_hdr.msg_control = control[i].bytes;
+        msgs[i].msg_hdr.msg_controllen = sizeof(control[i].bytes);
+    }
+    int n = recvmmsg(fd, msgs, count, MSG_DONTWAIT, NULL);
+    for (int i = 0; i < n; i++) {
+        lengths[i] = msgs[i].msg_len;
+        addrlens[i] = msgs[i].msg_hdr.msg_namelen;
+        segments[i] = 0;
+        for (struct cmsghdr *cm = CMSG_FIRSTHDR(&msgs[i].msg_hdr); cm; cm = CMSG_NXTHDR(&msgs[i].msg_hdr, cm)) {
+            if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO && cm->cmsg_len >= CMSG_LEN(sizeof(uint16_t))) {
+                int size = 0;
+                if (cm->cmsg_len >= CMSG_LEN(sizeof(int))) memcpy(&size, CMSG_DATA(cm), sizeof(int));
+                else { uint16_t s16; memcpy(&s16, CMSG_DATA(cm), sizeof(s16)); size = s16; }
+                if (size > 0 && size < 65536 && (size_t)size < lengths[i]) segments[i] = (uint16_t)size;
+            }
+        }
+    }
+    return n;
+}
+
 #if defined(__x86_64__)
 #include <nmmintrin.h>
 

@@ -14,6 +14,7 @@ public final class PeerLink {
     let loop: EventLoop
     var sockets: [STUNAddress: UDPSocket] = [:]
     private var timer: Timer?
+    private var timerDeadline: Duration?
     let streams: TURNStreams
     private(set) var closed = false
     /// Set while a graceful close runs: called once the sockets are closed.
@@ -71,11 +72,12 @@ public final class PeerLink {
     /// Datagrams on a local socket go to the connection as received on `base`.
     func listen(_ socket: UDPSocket, on base: STUNAddress) {
         sockets[base] = socket
+        // Every datagram of one read first, then one pump for all of them.
         socket.onDatagram = { [weak self] bytes, source in
             guard let self, !self.closed, let from = STUNAddress(source) else { return }
             self.connection.handleInput(bytes, from: from, to: base, now: self.loop.now.duration)
-            self.pump()
         }
+        socket.onDatagramsRead = { [weak self] in self?.pump() }
     }
 
     /// Call after anything was handed to the connection (SDP, candidates, sends).
@@ -93,9 +95,18 @@ public final class PeerLink {
             finishClosing()
             return
         }
-        timer?.cancel()
         if let due = connection.pollTimeout() {
-            timer = loop.schedule(at: Instant(max(due, now + .microseconds(100)))) { [weak self] in self?.pump() }
+            // Moved only when the deadline comes earlier: a timer that fires
+            // before a deadline that moved later costs one idle pump, far
+            // less than a new timer for every read.
+            let at = max(due, now + .microseconds(100))
+            if timer?.isPending != true || timerDeadline.map({ at < $0 }) ?? true {
+                timer?.cancel()
+                timerDeadline = at
+                timer = loop.schedule(at: Instant(at)) { [weak self] in self?.pump() }
+            }
+        } else {
+            timer?.cancel()
         }
         onProgress?()
     }

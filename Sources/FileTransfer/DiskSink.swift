@@ -86,10 +86,16 @@ public final class DiskSink: TransferSink {
         return n
     }
 
+    /// Only when the length differs: ext4 takes a truncation to 0 for a
+    /// file about to be replaced and writes the whole file out at `close`
+    /// (`auto_da_alloc`), which cost 0.2 s at the end of 512 MiB.
     public func truncate(to length: UInt64) throws(TransferError) {
-        guard ftruncate(fd, off_t(length)) == 0, lseek(fd, off_t(length), SEEK_SET) >= 0 else {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw DiskErrors.error(errno, path: openPath, doing: "write") }
+        if UInt64(st.st_size) != length, ftruncate(fd, off_t(length)) != 0 {
             throw DiskErrors.error(errno, path: openPath, doing: "write")
         }
+        guard lseek(fd, off_t(length), SEEK_SET) >= 0 else { throw DiskErrors.error(errno, path: openPath, doing: "write") }
     }
 
     public func write(_ bytes: ArraySlice<UInt8>) throws(TransferError) {

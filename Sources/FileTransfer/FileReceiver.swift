@@ -192,11 +192,10 @@ public final class FileReceiver {
         let (sum, overflow) = received.addingReportingOverflow(UInt64(chunk.count))
         guard !overflow, sum <= current.entry.size else { return stop("the sender sent more bytes than it offered for \(current.path)") }
         do {
-            try sink.write(chunk)
+            try sink.write(chunk, hashingInto: hasher)
         } catch {
             return stop(error.message)
         }
-        hasher.update(chunk)
         received = sum
         bytesReceived += UInt64(chunk.count)
     }
@@ -205,6 +204,11 @@ public final class FileReceiver {
         guard let current else { return }
         let known = current.entry.size != TransferMessage.unknownSize
         guard !known || received == current.entry.size else { return stop("the sender ended \(current.path) before its offered size") }
+        do {
+            try sink.flush()
+        } catch {
+            return stop(error.message)
+        }
         let ok = hasher.digest() == sha256
         do {
             try sink.closeFile(mode: current.entry.mode, verified: ok)

@@ -34,10 +34,19 @@ public final class FileSender {
     public private(set) var bytesSent: UInt64 = 0
     public private(set) var bytesSkipped: UInt64 = 0
 
-    public init(source: TransferSource, chunkSize: Int = TransferMessage.maxChunkSize) {
+    /// Whether files are read (and hashed) ahead on a thread of their own.
+    let readsAhead: Bool
+    var readAhead: ReadAhead?
+
+    /// `readAhead`: read and hash a file's data on a thread of its own
+    /// (`ReadAhead`), for sources that can seek; else on the caller's.
+    public init(source: TransferSource, chunkSize: Int = TransferMessage.maxChunkSize, readAhead: Bool = false) {
         self.source = source
         self.chunkSize = max(1, min(chunkSize, TransferMessage.maxChunkSize))
+        readsAhead = readAhead && source.canSeek
     }
+
+    deinit { readAhead?.close() }
 
     public var offer: TransferOffer { source.offer }
     public var isFinished: Bool { state == .finished || state == .failed }
@@ -163,11 +172,34 @@ public final class FileSender {
         offset = start
         outbox.append(TransferMessage.start(offset: start).encode())
         state = .streaming
+        if readsAhead {
+            let entry = source.entries[entryIndex]
+            readAhead = ReadAhead(source: source, entry: entryIndex, offset: start,
+                                  size: entry.size == TransferMessage.unknownSize ? nil : entry.size, chunkSize: chunkSize, hasher: hasher)
+        }
     }
 
     func nextChunk() -> [UInt8]? {
         let entry = source.entries[entryIndex]
         let known = entry.size != TransferMessage.unknownSize
+        if let readAhead {
+            switch readAhead.next() {
+            case .chunk(let message, let n):
+                offset += UInt64(n)
+                bytesSent += UInt64(n)
+                return message
+            case .end:
+                self.readAhead = nil
+                if known && offset < entry.size {
+                    cancel("\(entry.path) got shorter while it was being sent")
+                    return outbox.popFirst()
+                }
+                return finishFile(entry)
+            case .failure(let error):
+                cancel(error.message)
+                return outbox.popFirst()
+            }
+        }
         let want = known ? Int(min(UInt64(chunkSize), entry.size - offset)) : chunkSize
         if want == 0 { return finishFile(entry) }
         var message = [UInt8](repeating: 0, count: want + 1)
@@ -209,6 +241,8 @@ public final class FileSender {
     }
 
     func fail(_ reason: String) {
+        readAhead?.close()
+        readAhead = nil
         state = .failed
         events.append(.failed(reason))
     }

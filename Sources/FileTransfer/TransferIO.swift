@@ -31,10 +31,25 @@ public protocol TransferSink: AnyObject {
     func readExisting(offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(TransferError) -> Int
     func truncate(to length: UInt64) throws(TransferError)
     func write(_ bytes: ArraySlice<UInt8>) throws(TransferError)
+    /// Writes `bytes` and feeds them to `hasher`, in order. A sink may do
+    /// both later, on a thread of its own (`WriteBehindSink`): `hasher` is
+    /// then only read after `flush()`.
+    func write(_ bytes: ArraySlice<UInt8>, hashingInto hasher: SHA256) throws(TransferError)
+    /// Returns once every write so far is done (and hashed); a write's failure is thrown here at the latest.
+    func flush() throws(TransferError)
     /// Closes the open file: kept with `mode` when `verified`, else removed.
     func closeFile(mode: UInt16, verified: Bool) throws(TransferError)
     /// Everything arrived: moves it into place; where it ended up.
     func finish() throws(TransferError) -> String
     /// The transfer stopped early: close what is open, keep partial data.
     func abandon()
+}
+
+extension TransferSink {
+    public func write(_ bytes: ArraySlice<UInt8>, hashingInto hasher: SHA256) throws(TransferError) {
+        try write(bytes)
+        hasher.update(bytes)
+    }
+
+    public func flush() throws(TransferError) {}
 }

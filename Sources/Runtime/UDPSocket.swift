@@ -11,11 +11,23 @@ import Wire
 /// for EPOLLOUT, beyond that the datagram is dropped and counted, which is
 /// what the network would do anyway and what congestion control upstream
 /// (SCTP) expects.
+///
+/// Segmentation offload (Linux): a batch's runs of same-size datagrams to
+/// one address go to the kernel as one buffer cut by it (`UDP_SEGMENT`),
+/// and the socket asks for coalesced receives (`UDP_GRO`), which it cuts
+/// back into the datagrams: on loopback a run then crosses the stack as
+/// one packet. A kernel or path that refuses a segmented send (EIO, EINVAL)
+/// gets that batch again datagram by datagram, and no segmented sends
+/// after it.
 public final class UDPSocket: EventHandler {
     public let loop: EventLoop
     /// The bound address; with port 0 in the request, the port the kernel chose.
     public let localAddress: SocketAddress
     public var onDatagram: (([UInt8], SocketAddress) -> Void)?
+    /// After the datagrams of one readiness event (up to 64) went to
+    /// `onDatagram`: where a connection sends what they caused, once for
+    /// all of them instead of once per datagram.
+    public var onDatagramsRead: (() -> Void)?
     /// Datagrams dropped because the send queue was full or sending failed.
     public private(set) var droppedSends = 0
     /// Upper bound on bytes queued while the kernel send buffer is full.
@@ -27,6 +39,15 @@ public final class UDPSocket: EventHandler {
     private var queuedBytes = 0
     private var batchDepth = 0
     private var batch: Batch?
+    /// Whether batches go out with `UDP_SEGMENT` (off once the kernel refused one).
+    public private(set) var segmentsSends = true
+    /// Whether the kernel coalesces received datagrams (`UDP_GRO`) for us to cut.
+    public private(set) var segmentsReceives = false
+    /// Datagrams that left as segments of a larger send, and received ones cut from a coalesced read.
+    public private(set) var segmentedSends = 0
+    public private(set) var segmentedReceives = 0
+    /// Tests: an errno every segmented send fails with, as a kernel that refuses them would.
+    var refuseSegmentedSends: Int32?
 
     /// Binds to `bind` ("0.0.0.0:0" for any port; "[::]:0" is dual-stack).
     /// Asks for 4 MiB kernel buffers so bursts survive a slow loop turn;
@@ -52,6 +73,7 @@ public final class UDPSocket: EventHandler {
         self.fd = fd
         self.isIPv6 = address.family == .ipv6
         self.localAddress = Socket.localAddress(fd) ?? address
+        segmentsReceives = cshims_enable_udp_gro(fd) == 0
         do throws(RuntimeError) {
             try loop.register(fd, events: Epoll.in, handler: self)
         } catch {
@@ -125,6 +147,8 @@ public final class UDPSocket: EventHandler {
     }
 
     private func receive() {
+        var delivered = false
+        defer { if delivered, fd >= 0 { onDatagramsRead?() } }
         let slots = loop.datagramSlots
         let size = EventLoop.readBufferSize
         let capacity = EventLoop.datagramSlotCount
@@ -132,12 +156,14 @@ public final class UDPSocket: EventHandler {
         var addresses = [sockaddr_storage](repeating: sockaddr_storage(), count: capacity)
         var addressLengths = [socklen_t](repeating: 0, count: capacity)
         var lengths = [Int](repeating: 0, count: capacity)
+        var segments = [UInt16](repeating: 0, count: capacity)
         // Bounded batch: fairness with other sockets on the same loop.
         var budget = 64
         while budget > 0 {
             guard fd >= 0 else { return }
             let count = lengths.withUnsafeMutableBufferPointer { lengthsBuffer in
-                cshims_recvmmsg(fd, &iovecs, &addresses, &addressLengths, lengthsBuffer.baseAddress, UInt32(min(capacity, budget)))
+                cshims_recvmmsg_segmented(fd, &iovecs, &addresses, &addressLengths, lengthsBuffer.baseAddress, &segments,
+                                          UInt32(min(capacity, budget)))
             }
             if count < 0 {
                 let code = Glibc.errno
@@ -150,11 +176,23 @@ public final class UDPSocket: EventHandler {
                 return
             }
             budget -= Int(count)
+            delivered = delivered || count > 0
             for i in 0..<Int(count) {
                 guard fd >= 0 else { return }
                 guard let from = SocketAddress(storage: addresses[i]) else { continue }
-                let datagram = [UInt8](UnsafeRawBufferPointer(start: slots.baseAddress! + i * size, count: lengths[i]))
-                onDatagram?(datagram, from)
+                let received = UnsafeRawBufferPointer(start: slots.baseAddress! + i * size, count: lengths[i])
+                let segment = Int(segments[i])
+                if segment == 0 {
+                    onDatagram?([UInt8](received), from)
+                    continue
+                }
+                var start = 0
+                while start < received.count, fd >= 0 {
+                    let end = min(start + segment, received.count)
+                    segmentedReceives += 1
+                    onDatagram?([UInt8](UnsafeRawBufferPointer(rebasing: received[start..<end])), from)
+                    start = end
+                }
             }
             if Int(count) < capacity { return }
         }
@@ -198,12 +236,21 @@ public final class UDPSocket: EventHandler {
         defer { batch.removeAll() }
         var next = 0
         while next < batch.count {
-            let sent = batch.send(fd: fd, from: next)
+            let runs = segmentsSends ? Batch.runs(batch.lengths, from: next, sameDestination: batch.sameDestination) : []
+            let sent = runs.contains { $0.count > 1 }
+                ? batch.send(fd: fd, runs: runs, refusing: refuseSegmentedSends)
+                : batch.send(fd: fd, from: next)
             if sent > 0 {
+                if !runs.isEmpty { segmentedSends += runs.prefix { $0.first < next + sent }.filter { $0.count > 1 }.reduce(0) { $0 + $1.count } }
                 next += sent
                 continue
             }
-            switch Glibc.errno {
+            let code = Glibc.errno
+            if !runs.isEmpty, code == EIO || code == EINVAL || code == EOPNOTSUPP || code == ENOPROTOOPT, runs[0].count > 1 {
+                segmentsSends = false   // this kernel or path refuses segmentation: datagram by datagram from now on
+                continue
+            }
+            switch code {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK, ENOBUFS:
                 for i in next..<batch.count { enqueue(batch.datagram(i), to: batch.address(i)) }
@@ -230,7 +277,7 @@ public final class UDPSocket: EventHandler {
 
 /// Datagrams waiting for one `sendmmsg`: copied into one buffer (a copy is
 /// far cheaper than the system calls it saves), with their addresses.
-private final class Batch {
+final class Batch {
     static let capacity = 64
     static let bufferSize = 512 * 1024
 
@@ -274,6 +321,66 @@ private final class Batch {
                 }
             }
         }
+    }
+
+    /// One message of a segmented send: datagrams `first..<first + count`,
+    /// each `size` bytes but the last, which may be shorter.
+    struct Run: Equatable {
+        var first: Int
+        var count: Int
+        var size: Int
+    }
+
+    /// The kernel's limits on one segmented send: 64 segments, and the
+    /// whole within one UDP datagram (65,535 bytes less UDP and IPv6 headers).
+    static let maxSegments = 64
+    static let maxSegmentedBytes = 65_000
+
+    /// Datagrams from `first` on as runs for `sendmmsg`: consecutive ones to
+    /// the same address of one size (a shorter one ends a run) share a run,
+    /// within the kernel's limits; at most 64 runs.
+    static func runs(_ lengths: [Int], from first: Int, sameDestination: (Int, Int) -> Bool) -> [Run] {
+        var runs: [Run] = []
+        var i = first
+        while i < lengths.count && runs.count < capacity {
+            var run = Run(first: i, count: 1, size: lengths[i])
+            var total = lengths[i]
+            var j = i + 1
+            while j < lengths.count, run.count < maxSegments, run.size > 0, lengths[j] <= run.size, lengths[j] > 0,
+                  total + lengths[j] <= maxSegmentedBytes, sameDestination(i, j) {
+                run.count += 1
+                total += lengths[j]
+                j += 1
+                if lengths[j - 1] < run.size { break }
+            }
+            runs.append(run)
+            i = j
+        }
+        return runs
+    }
+
+    var lengths: [Int] { iovecs.map { $0.iov_len } }
+
+    func sameDestination(_ a: Int, _ b: Int) -> Bool { destinations[a] == destinations[b] }
+
+    /// `sendmmsg` of `runs` (datagrams stored back to back), each run of
+    /// more than one datagram segmented by the kernel: how many datagrams
+    /// went, or -1 (errno).
+    func send(fd: Int32, runs: [Run], refusing: Int32?) -> Int {
+        if let refusing, runs.first.map({ $0.count > 1 }) == true {
+            errno = refusing
+            return -1
+        }
+        var messages = runs.map { run in
+            iovec(iov_base: iovecs[run.first].iov_base,
+                  iov_len: (run.first..<run.first + run.count).reduce(0) { $0 + iovecs[$1].iov_len })
+        }
+        var messageAddresses = runs.map { addresses[$0.first] }
+        let messageLengths = runs.map { addressLengths[$0.first] }
+        let segments = runs.map { UInt16($0.count > 1 ? $0.size : 0) }
+        let sent = Int(cshims_sendmmsg_segmented(fd, &messages, &messageAddresses, messageLengths, segments, UInt32(runs.count)))
+        guard sent > 0 else { return sent }
+        return runs.prefix(sent).reduce(0) { $0 + $1.count }
     }
 
     func datagram(_ i: Int) -> [UInt8] {

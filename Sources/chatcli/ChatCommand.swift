@@ -163,7 +163,7 @@ enum ChatCommand {
     /// without asking, else to the current folder after `/accept`.
     static func fileTransfers(_ args: ParsedArguments, manager: ChatManager) -> FileTransfers {
         let directory = args.value("auto-accept")
-        let files = FileTransfers { _ in DiskSink(directory: directory ?? ".") }
+        let files = FileTransfers { _ in WriteBehindSink(DiskSink(directory: directory ?? ".")) }
         files.autoAccept = directory != nil
         files.attach(to: manager)
         return files

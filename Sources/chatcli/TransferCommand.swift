@@ -75,7 +75,7 @@ enum TransferCommand {
             guard stat(out, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return usage("--out \(out): no such folder") }
         }
         let overwrite = args.has("overwrite")
-        let files = FileTransfers { _ -> TransferSink in toStdout ? StreamSink(fd: 1) : DiskSink(directory: out, overwrite: overwrite) }
+        let files = FileTransfers { _ -> TransferSink in WriteBehindSink(toStdout ? StreamSink(fd: 1) : DiskSink(directory: out, overwrite: overwrite)) }
         files.autoAccept = args.has("yes")
         let asker = OfferQuestion(files: files)
         var outcome = Outcome(expected: nil)

@@ -144,7 +144,9 @@ import Testing
     @Test func resumesAfterKillNineOfEitherSideThreeTimes() throws {
         let server = try ServerProcess()
         let dir = Harness.temporaryDirectory()
-        let size = 60_000_000
+        // Large enough that a round does not end between two progress
+        // reports (every 250 ms) even at a few hundred MB/s.
+        let size = 150_000_000
         try Data(Self.pattern(size, seed: 11)).write(to: URL(fileURLWithPath: dir + "/big.bin"))
         let out = dir + "/out"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
@@ -164,7 +166,7 @@ import Testing
                 break
             }
             // Killed once a few more megabytes arrived than in the last round.
-            let target = (round + 1) * size / 5
+            let target = (round + 1) * size / 10
             var reached = 0
             _ = receiver.waitForLine(timeout: 120) { line in
                 guard line.hasPrefix(#"{"event":"progress""#),
@@ -180,7 +182,10 @@ import Testing
             other.signal(SIGTERM)
             #expect(other.waitForExit(timeout: 15) != nil)
             let part = try FileManager.default.attributesOfItem(atPath: out + "/big.bin.part")[.size] as? Int ?? 0
-            #expect(part >= target, "round \(round): the partial file keeps what arrived")
+            // What arrived, less what may still have waited for the receiver's writing
+            // thread at a kill -9 (WriteBehindSink.defaultLimit, 4 MiB).
+            let kept = victim == "receiver" ? target - (4 << 20) : target
+            #expect(part >= kept, "round \(round): the partial file keeps what arrived")
             // Progress counts the resumed prefix too: this round sent the rest.
             transferred += reached - partBefore
             partBefore = part

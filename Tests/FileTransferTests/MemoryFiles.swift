@@ -7,6 +7,8 @@ final class MemorySource: TransferSource {
     var contents: [Int: [UInt8]]
     var canSeek = true
     var reads = 0
+    /// Reads after this many fail, as a failing disk would.
+    var failAfterReads = Int.max
 
     init(name: String, folder: [(String, [UInt8]?)]) {
         var entries: [TransferEntry] = []
@@ -34,6 +36,7 @@ final class MemorySource: TransferSource {
 
     func read(entry index: Int, offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(TransferError) -> Int {
         reads += 1
+        if reads > failAfterReads { throw TransferError("cannot read \(entries[index].path): input/output error") }
         let bytes = contents[index] ?? []
         let start = Int(min(offset, UInt64(bytes.count)))
         let n = min(buffer.count, bytes.count - start)
@@ -95,8 +98,8 @@ struct TransferPair {
     var senderEvents: [FileSender.Event] = []
     var receiverEvents: [FileReceiver.Event] = []
 
-    init(source: TransferSource, sink: TransferSink, chunkSize: Int = 1000) {
-        sender = FileSender(source: source, chunkSize: chunkSize)
+    init(source: TransferSource, sink: TransferSink, chunkSize: Int = 1000, readAhead: Bool = false) {
+        sender = FileSender(source: source, chunkSize: chunkSize, readAhead: readAhead)
         receiver = FileReceiver(sink: sink)
     }
 

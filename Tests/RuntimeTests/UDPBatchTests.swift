@@ -76,4 +76,31 @@ import TestSupport
         #expect(receive(2, on: receiver, loop: loop) == [first, last])
         #expect(sender.droppedSends == 2)
     }
+
+    @Test func oneReadEndsWithOneCallAfterItsDatagrams() throws {
+        let loop = try EventLoop()
+        let sender = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        let receiver = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        defer {
+            sender.close()
+            receiver.close()
+        }
+        let datagrams = (0..<40).map { Fixture.bytes(count: 100 + $0, seed: UInt64($0 + 3)) }
+        // What happened, in order: a datagram's index, or -1 for the end of a read.
+        var log: [Int] = []
+        receiver.onDatagram = { bytes, _ in log.append(datagrams.firstIndex(of: bytes) ?? -2) }
+        receiver.onDatagramsRead = {
+            log.append(-1)
+            if log.filter({ $0 >= 0 }).count == datagrams.count { loop.stop() }
+        }
+        sender.beginBatch()
+        for datagram in datagrams { sender.send(datagram, to: receiver.localAddress) }
+        sender.endBatch()
+        #expect(loop.run(timeout: .seconds(10)))
+        #expect(log.filter { $0 >= 0 } == Array(0..<40))
+        #expect(log.last == -1)
+        // Every end of a read follows at least one datagram, and a read holds many.
+        #expect(zip(log, log.dropFirst()).allSatisfy { !($0 == -1 && $1 == -1) } && log.first != -1)
+        #expect(log.filter { $0 == -1 }.count < datagrams.count)
+    }
 }

@@ -77,6 +77,18 @@ void cshims_rl_set_erase_empty_line(int on);
 int cshims_sendmmsg(int fd, struct iovec *iov, struct sockaddr_storage *addrs, const socklen_t *addrlens, unsigned count);
 int cshims_recvmmsg(int fd, struct iovec *iov, struct sockaddr_storage *addrs, socklen_t *addrlens, size_t *lengths, unsigned count);
 
+// UDP segmentation offload (Linux 4.18+): as cshims_sendmmsg, but message i
+// with segments[i] > 0 carries a UDP_SEGMENT control message, so the kernel
+// cuts iov[i] into datagrams of segments[i] bytes (the last may be shorter).
+// Returns the number of messages sent, or -1 with errno set (EIO, EINVAL:
+// this path or kernel refuses it; send those datagrams one by one).
+int cshims_sendmmsg_segmented(int fd, struct iovec *iov, struct sockaddr_storage *addrs, const socklen_t *addrlens, const uint16_t *segments, unsigned count);
+// Receive offload: asks for UDP_GRO on fd (0, or -1 with errno set). Then
+// cshims_recvmmsg_segmented stores in segments[i] the size of the datagrams
+// coalesced into message i (0 if it is one datagram).
+int cshims_enable_udp_gro(int fd);
+int cshims_recvmmsg_segmented(int fd, struct iovec *iov, struct sockaddr_storage *addrs, socklen_t *addrlens, size_t *lengths, uint16_t *segments, unsigned count);
+
 // CRC32c (Castagnoli) in hardware: SSE4.2 CRC32 on x86-64, the CRC extension
 // on AArch64. `cshims_crc32c_available` is 1 when this CPU has it (checked
 // once at run time); `cshims_crc32c_update` continues a reflected CRC

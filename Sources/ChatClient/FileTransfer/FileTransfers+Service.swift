@@ -64,7 +64,7 @@ extension FileTransfers {
             guard let t = transfers[id], let source = t.source, !t.finished else { continue }
             do {
                 let channel = try pc.openChannel(label: Self.channelLabel, protocolName: Self.protocolName)
-                let sender = FileSender(source: source)
+                let sender = FileSender(source: source, readAhead: true)
                 t.sender = sender
                 t.channel = channel
                 sender.start()

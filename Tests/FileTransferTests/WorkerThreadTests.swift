@@ -1,0 +1,100 @@
+import Testing
+@testable import FileTransfer
+
+/// The sender's read-ahead thread and the receiver's write-behind thread
+/// change where the work happens, never what arrives: the same transfers as
+/// `TransferTests`, with both threads on.
+@Suite struct WorkerThreadTests {
+    @Test(arguments: [0, 1, 999, 1000, 1001, 65_537, 300_000])
+    func fileRoundTripsWithItsHash(size: Int) {
+        let bytes = pattern(size)
+        let sink = MemorySink()
+        var pair = TransferPair(source: MemorySource(file: "a.bin", bytes: bytes), sink: WriteBehindSink(sink), readAhead: true)
+        pair.run()
+        #expect(sink.finished["a.bin"] == bytes)
+        #expect(pair.senderEvents == [.accepted, .fileDone(path: "a.bin", ok: true), .finished(mismatches: 0)])
+        #expect(pair.receiverEvents.last == .finished(location: "a.bin", mismatches: 0))
+        #expect(pair.sender.bytesSent == UInt64(size))
+    }
+
+    @Test func aQueueOfOneByteStillDeliversEverythingInOrder() {
+        let sink = MemorySink()
+        let tree: [(String, [UInt8]?)] = [("sub", nil), ("sub/x", pattern(5000, seed: 1)), ("y", pattern(7000, seed: 2)), ("z", [])]
+        var pair = TransferPair(source: MemorySource(name: "t", folder: tree), sink: WriteBehindSink(sink, limit: 1), readAhead: true)
+        pair.run()
+        #expect(sink.finished["sub/x"] == pattern(5000, seed: 1))
+        #expect(sink.finished["y"] == pattern(7000, seed: 2))
+        #expect(sink.finished["z"] == [])
+        #expect(pair.senderEvents.last == .finished(mismatches: 0))
+    }
+
+    @Test func corruptedChunkIsStillAMismatch() {
+        let sink = MemorySink()
+        var pair = TransferPair(source: MemorySource(file: "a", bytes: pattern(5000)), sink: WriteBehindSink(sink), readAhead: true)
+        var seen = 0
+        pair.corrupt = { m in
+            if m.first == 7 { seen += 1; if seen == 3 { m[10] ^= 0xFF } }
+        }
+        pair.run()
+        #expect(sink.finished["a"] == nil)
+        #expect(pair.senderEvents.last == .finished(mismatches: 1))
+    }
+
+    @Test func resumeAfterThreeInterruptionsSendsEachByteOnce() {
+        let bytes = pattern(50_000)
+        let sink = MemorySink()
+        var resent: UInt64 = 0
+        for limit in [7, 19, 31, Int.max] {
+            // One source for every run, as a sender that reconnects keeps it:
+            // the old sender's thread must have stopped reading before the next one starts.
+            var pair = TransferPair(source: MemorySource(file: "big", bytes: bytes), sink: WriteBehindSink(sink), readAhead: true)
+            pair.run(limit: limit)
+            resent += pair.sender.bytesSent
+            if limit != .max { pair.receiver.channelClosed() }
+        }
+        #expect(sink.finished["big"] == bytes)
+        #expect(resent == UInt64(bytes.count))
+    }
+
+    @Test func aFullDiskIsReportedAndWhatFollowsIsNotWritten() {
+        let sink = MemorySink()
+        sink.writeBudget = 2500
+        var pair = TransferPair(source: MemorySource(file: "a", bytes: pattern(10_000)), sink: WriteBehindSink(sink), readAhead: true)
+        pair.run()
+        #expect(sink.partial["a"]?.count == 2000)
+        #expect(sink.abandoned)
+        #expect(pair.senderEvents.last == .failed("the receiver stopped the transfer: the disk is full writing a"))
+    }
+
+    @Test func aReadErrorStopsTheTransferWithItsSentence() {
+        let source = MemorySource(file: "a", bytes: pattern(10_000))
+        source.failAfterReads = 3
+        let sink = MemorySink()
+        var pair = TransferPair(source: source, sink: WriteBehindSink(sink), readAhead: true)
+        pair.run()
+        #expect(pair.senderEvents.last == .failed("cannot read a: input/output error"))
+        #expect(pair.receiverEvents.last == .failed("the sender stopped the transfer: cannot read a: input/output error"))
+        #expect(sink.finished["a"] == nil)
+    }
+
+    @Test func aFileThatGotShorterIsRefused() {
+        let source = MemorySource(file: "a", bytes: pattern(10_000))
+        source.contents[0] = pattern(4_000)   // the offer still says 10,000
+        var pair = TransferPair(source: source, sink: WriteBehindSink(MemorySink()), readAhead: true)
+        pair.run()
+        #expect(pair.senderEvents.last == .failed("a got shorter while it was being sent"))
+    }
+
+    @Test func readAheadStaysWithinItsLimitAndStopsOnClose() {
+        let source = MemorySource(file: "a", bytes: pattern(100_000))
+        let hasher = SHA256()
+        let ahead = ReadAhead(source: source, entry: 0, offset: 0, size: 100_000, chunkSize: 1000, hasher: hasher, limit: 3000)
+        for _ in 0..<2 {
+            guard case .chunk(let message, 1000) = ahead.next() else { Issue.record("no chunk"); return }
+            #expect(message.count == 1001 && message[0] == TransferMessage.Tag.data.rawValue)
+        }
+        ahead.close()
+        // Two taken and at most three (3,003 bytes) waiting: never the whole file.
+        #expect(source.reads >= 2 && source.reads <= 5)
+    }
+}
