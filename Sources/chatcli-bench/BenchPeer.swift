@@ -49,13 +49,9 @@ final class BenchPeer {
         socket.onDatagram = { [unowned self] bytes, source in
             guard let from = STUNAddress(ip: source.ipBytes, port: source.port) else { return }
             pc.handleInput(bytes, from: from, to: self.base, now: self.loop.now.duration)
-            // A pump per datagram, unlike `PeerLink` (one per read,
-            // `onDatagramsRead`): with both peers on one loop, one pump per
-            // read cut 100-byte messages from 750k to 45k/s (the kernel
-            // dropped datagrams at the receiving socket, and SCTP's recovery
-            // then sent packets of ~300 bytes).
-            pump()
         }
+        // One pump for every datagram of a read, as `PeerLink` does.
+        socket.onDatagramsRead = { [unowned self] in pump() }
     }
 
     /// Queues a message; the caller pumps (or is inside a pump, whose loop
