@@ -14,6 +14,12 @@ struct CongestionControl {
     /// Fractions of a byte of growth not yet added to cwnd.
     private var carry = 0.0
     private(set) var hyStart = HyStart()
+    /// Bytes of retransmission that may go out during fast recovery even
+    /// with flight size at or above cwnd: beta times what SACKs newly
+    /// acknowledged since recovery began (PRR's proportional part, RFC 6937
+    /// §3). Flight size overstates what is in the network when the peer
+    /// holds more than its SACK could list; delivery does not.
+    private(set) var recoveryCredit = 0
 
     init(mtu: Int, peerReceiverWindow: Int) {
         self.mtu = mtu
@@ -29,7 +35,11 @@ struct CongestionControl {
     /// was at least cwnd before the SACK; `rtt` is the smoothed round trip.
     mutating func onAcknowledged(bytesAcked: Int, cumulativeAdvanced: Bool, fullyUtilized: Bool, cumulativeTSN: UInt32,
                                  now: Duration, rtt: Duration?) {
-        if let exit = fastRecoveryExitPoint, tsnLessOrEqual(exit, cumulativeTSN) { fastRecoveryExitPoint = nil }
+        if let exit = fastRecoveryExitPoint, tsnLessOrEqual(exit, cumulativeTSN) {
+            fastRecoveryExitPoint = nil
+            recoveryCredit = 0
+        }
+        if inFastRecovery { recoveryCredit += Int(Double(bytesAcked) * Cubic.beta) }
         guard bytesAcked > 0, !inFastRecovery, fullyUtilized else { return }
         if cwnd <= ssthresh {
             if cumulativeAdvanced { cwnd += min(bytesAcked, mtu) }
@@ -54,6 +64,12 @@ struct CongestionControl {
         return true
     }
 
+    /// Whether a retransmission may be sent with `flightSize` outstanding.
+    func mayRetransmit(flightSize: Int) -> Bool { flightSize < cwnd || recoveryCredit > 0 }
+
+    /// A retransmission of `bytes` went out with flight size at or above cwnd.
+    mutating func spendRecoveryCredit(_ bytes: Int) { recoveryCredit = max(0, recoveryCredit - bytes) }
+
     /// All outstanding data was acknowledged: the sender may have been
     /// application-limited, so CUBIC's clock starts again (RFC 9438 §5.8).
     mutating func onAllAcknowledged() { cubic.restartEpoch() }
@@ -65,6 +81,7 @@ struct CongestionControl {
         reduce()
         cwnd = ssthresh
         carry = 0
+        recoveryCredit = 0
         fastRecoveryExitPoint = highestOutstanding
         return true
     }
@@ -74,6 +91,7 @@ struct CongestionControl {
         reduce()
         cwnd = mtu
         fastRecoveryExitPoint = nil
+        recoveryCredit = 0
     }
 
     /// RFC 9438 §4.6: ssthresh = beta_cubic * cwnd (at least 4 MTUs, as
