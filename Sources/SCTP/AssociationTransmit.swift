@@ -16,7 +16,7 @@ extension SCTPAssociation {
     }
 
     var canSendRetransmission: Bool {
-        !retransmitList.isEmpty && (fastRetransmitBypass || flightSize < congestion.cwnd)
+        !retransmitList.isEmpty && (fastRetransmitBypass || congestion.mayRetransmit(flightSize: flightSize))
     }
 
     var canSendNewData: Bool {
@@ -85,7 +85,8 @@ extension SCTPAssociation {
             }
             let c = retransmissionQueue[i]
             if out.count + 16 + ((c.size + 3) & ~3) > limit { break }
-            if !bypass && flightSize >= congestion.cwnd { break }
+            if !bypass && !congestion.mayRetransmit(flightSize: flightSize) { break }
+            if !bypass && flightSize >= congestion.cwnd { congestion.spendRecoveryCredit(c.size) }
             ChunkEncoder.encode(.data(DataChunk(flags: c.flags, tsn: tsn, streamID: c.streamID, streamSequence: c.streamSequence,
                                                 ppid: c.ppid, userData: c.payload)), into: &out)
             retransmissionQueue[i].needsRetransmit = false

@@ -28,9 +28,11 @@ func longFatPath(loss: Double, bandwidth: Int = 25_000_000) -> LinkProfile {
 /// B, the sender's buffer kept at about 1 MiB (as a file transfer's
 /// back-pressure does) and the receiver reading at once; stops when all
 /// arrived or after `limit` of virtual time.
-func bulkTransfer(total: Int, profile: LinkProfile, packetSize: Int, seed: UInt64, limit: Duration) -> BulkTransferResult {
+func bulkTransfer(total: Int, profile: LinkProfile, packetSize: Int, seed: UInt64, limit: Duration,
+                  receiveBuffer: Int = SCTPConfig().receiveBufferSize) -> BulkTransferResult {
     var config = SCTPConfig()
     config.maxPacketSize = packetSize
+    config.receiveBufferSize = receiveBuffer
     let pair = connectedPair(profile: profile, seed: seed, configA: config, configB: config)
     let a = pair.a, b = pair.b
     let size = 16 * 1024
@@ -119,5 +121,23 @@ func bulkTransfer(total: Int, profile: LinkProfile, packetSize: Int, seed: UInt6
         #expect(s.slowStartDelayExits >= 1)
         #expect(r.goodput >= 6.0)
         #expect(s.t3Expirations == 0)
+    }
+
+    /// An 8 MiB receive window on the 25 MB/s path (BDP + queue = 5 MB) at
+    /// 1400 bytes: slow start overshoots by 1217 packets, more holes than a
+    /// SACK can list (343). Data acknowledged beyond the last block still
+    /// counts as in flight, so with retransmissions limited by flight < cwnd
+    /// recovery stalled until T3 (7.9 MB/s); with PRR-style credit from
+    /// delivered bytes, 11.7 MB/s and no T3.
+    @Test func recoveryFromMoreHolesThanASackCanList() {
+        let r = bulkTransfer(total: 32 << 20, profile: longFatPath(loss: 0), packetSize: 1400, seed: 16, limit: .seconds(120),
+                             receiveBuffer: 8 << 20)
+        let s = r.sender
+        print("8 MiB window: \(r.bytes) B in \(r.elapsed) = \(r.goodput) MB/s;",
+              "fast rtx \(s.fastRetransmissions), rtx chunks \(s.retransmittedChunks), T3 \(s.t3Expirations), dropped \(r.dropped)")
+        #expect(r.bytes == 32 << 20)
+        #expect(r.dropped > 400)
+        #expect(s.t3Expirations == 0)
+        #expect(r.goodput >= 10.0)
     }
 }
