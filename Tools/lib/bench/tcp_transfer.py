@@ -10,8 +10,9 @@ congestion control, which is set per socket (TCP_CONGESTION; default cubic)
 so the comparison does not depend on the namespace's default (BBR on some
 hosts). The sender writes the file with socket.sendall in 1 MiB pieces; the
 receiver writes what arrives to FILE, hashes it (SHA-256) as it goes, and
-prints JSON lines: "progress" every 0.25 s (bytes so far, so a bench that
-gives up knows the rate so far), then "done": bytes, the time of the first
+prints JSON lines: "progress" when the connection is accepted and then at
+most every 0.25 s as data arrives (bytes so far: sampled like chatcli's
+progress events, and a bench that gives up knows the rate so far), then "done": bytes, the time of the first
 byte and of the end of the stream (time.monotonic(): the machine's clock,
 the same in every namespace), the rate between them, the digest and the
 congestion control the socket used.
@@ -48,7 +49,11 @@ def receive(args):
         f.write("ready\n")
     conn, _ = listener.accept()
     digest = hashlib.sha256()
-    total, first, last, reported = 0, None, None, 0.0
+    total, first, last = 0, None, None
+    # Sampled like chatcli's progress events: one at the start, then at
+    # most every 0.25 s as data arrives.
+    reported = time.monotonic()
+    print(json.dumps({"event": "progress", "bytes": 0, "first_byte": None, "now": reported}), flush=True)
     buf = bytearray(CHUNK)
     view = memoryview(buf)
     with open(args.out, "wb") as out:
