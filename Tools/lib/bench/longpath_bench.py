@@ -310,8 +310,12 @@ def cell(rows, median):
     """Runs and median of one tool: "9.1, 9.5* (med 9.3)"; * = stopped early."""
     if median is None:
         return "-"
-    runs = ", ".join("-" if r["mb_per_s"] is None else f"{r['mb_per_s']:.1f}" + ("" if r["complete"] else "*") for r in rows)
-    return f"{runs} (med {median:.1f})"
+    runs = ", ".join("-" if r["mb_per_s"] is None else mb(r["mb_per_s"]) + ("" if r["complete"] else "*") for r in rows)
+    return f"{runs} (med {mb(median)})"
+
+
+def mb(rate):
+    return f"{rate:.2f}" if rate < 10 else f"{rate:.1f}"
 
 
 def summary(args, rows):
@@ -320,7 +324,7 @@ def summary(args, rows):
     for r in rows:
         groups.setdefault((r["phase"], r["delay_ms"], r["loss_pct"]), {}).setdefault(r["tool"], []).append(r)
     ceilings = {}
-    lines.append(f"{'phase':<10} {'delay':>6} {'loss':>5} {'chatcli MB/s':>22} {'TCP MB/s':>22} {'ratio':>6}  {'delayer CPU':>11}  verdict")
+    lines.append(f"{'phase':<10} {'delay':>6} {'loss':>5} {'chatcli MB/s':>26} {'TCP MB/s':>26} {'ratio':>6}  {'delayer CPU':>11}  verdict")
     for (phase, delay, loss), tools in groups.items():
         c, t = tools.get("chatcli", []), tools.get("tcp", [])
         mc, mt = median_rate(c), median_rate(t)
@@ -341,7 +345,7 @@ def summary(args, rows):
         else:
             ceilings[phase] = (mc, mt)
 
-        lines.append(f"{phase:<10} {delay:>4}ms {loss:>4g}% {cell(c, mc):>22} {cell(t, mt):>22} "
+        lines.append(f"{phase:<10} {delay:>4}ms {loss:>4g}% {cell(c, mc):>26} {cell(t, mt):>26} "
                      f"{'-' if ratio is None else f'{ratio:.2f}':>6}  {f'max {max(cpu):.0f} %' if cpu else '-':>11}  {verdict}")
     # Could the emulator be the limit? Its kernel path shows in what each tool
     # gets at delay 0 with and without the delayers; the delayers' own limit
@@ -357,9 +361,9 @@ def summary(args, rows):
             plain, delayed = ceilings["ceiling"][i], ceilings["delayer"][i]
             cpu = [r["delayer_cpu_pct"] for r in rows if r["phase"] == "delayer" and r["tool"] == key
                    and r["delayer_cpu_pct"] is not None]
-            if not plain or not delayed or not cpu:
+            if not plain or not delayed or not cpu or max(cpu) < 5:  # below 5 %: too few ticks to scale
                 continue
-            capacity[key] = round(delayed * 100 / max(max(cpu), 5.0), 1)  # below 5 %: too few ticks to scale
+            capacity[key] = round(delayed * 100 / max(cpu), 1)
             for v in verdicts:
                 mb = v["chatcli_mb_per_s" if i == 0 else "tcp_mb_per_s"]
                 if mb and mb >= 0.5 * capacity[key]:
