@@ -347,13 +347,14 @@ def summary(args, rows):
 
         lines.append(f"{phase:<10} {delay:>4}ms {loss:>4g}% {cell(c, mc):>26} {cell(t, mt):>26} "
                      f"{'-' if ratio is None else f'{ratio:.2f}':>6}  {f'max {max(cpu):.0f} %' if cpu else '-':>11}  {verdict}")
-    # Could the emulator be the limit? Its kernel path shows in what each tool
-    # gets at delay 0 with and without the delayers; the delayers' own limit
-    # is a core each (Python): what a tool got through them at delay 0,
-    # scaled to a full core by their CPU use then, estimates what they can
-    # carry of that tool's packets (chatcli's are 1200-1400 bytes; TCP's are
-    # GSO packets). A long-path rate that comes near half of that, or a
-    # delayer busier than 80 % of a core on the long path, is suspect.
+    # Could the emulator be the limit? The delayers' own limit is a core each
+    # (Python): what a tool got through them at delay 0, scaled to a full
+    # core by their CPU use then, estimates what they can carry of its
+    # packets (all of 1500 bytes or less: natlab sends no GSO packets). And
+    # when the delayers lower a tool's rate at delay 0 (the kernel's queue
+    # path, wake-up latency), that lower rate is a ceiling too. A long-path
+    # rate at half of either, or a delayer busier than 80 % of a core on the
+    # long path, is suspect.
     emulator = None
     if "ceiling" in ceilings and "delayer" in ceilings:
         limits, notes, capacity = [], [], {}
@@ -369,6 +370,9 @@ def summary(args, rows):
                 if mb and mb >= 0.5 * capacity[key]:
                     limits.append(f"{tool} at {v['loss_pct']:g} % loss got {mb:.1f} MB/s, {mb / capacity[key]:.0%} of the"
                                   f" about {capacity[key]:.0f} MB/s a delayer carries of it at a full core")
+                elif mb and delayed < 0.8 * plain and mb >= 0.5 * delayed:
+                    limits.append(f"{tool} at {v['loss_pct']:g} % loss got {mb:.1f} MB/s, {mb / delayed:.0%} of the"
+                                  f" {delayed:.1f} MB/s it gets through the delayers at delay 0 ({plain:.1f} without them)")
                 elif mb and mb >= 0.8 * max(plain, delayed):
                     notes.append(f"{tool} at {v['loss_pct']:g} % loss ({mb:.1f} MB/s) is near what it gets here at delay 0"
                                  f" ({max(plain, delayed):.1f} MB/s): its own ceiling on this machine now, not the path's")
