@@ -350,7 +350,7 @@ def summary(args, rows):
     # Could the emulator be the limit? The delayers' own limit is a core each
     # (Python): what a tool got through them at delay 0, scaled to a full
     # core by their CPU use then, estimates what they can carry of its
-    # packets (all of 1500 bytes or less: natlab sends no GSO packets). And
+    # packets (chatcli's are 1200-1400 bytes; TCP's are GSO packets). And
     # when the delayers lower a tool's rate at delay 0 (the kernel's queue
     # path, wake-up latency), that lower rate is a ceiling too. A long-path
     # rate at half of either, or a delayer busier than 80 % of a core on the
