@@ -12,6 +12,13 @@ Usage: delayer.py --queue N --delay-ms MS
 
 The delay is constant, so packets leave in arrival order (FIFO): no reordering.
 Only the packet id is needed for a verdict, so the kernel copies metadata only.
+Per-packet work is kept out of Python as far as it goes, so that the delayer
+is not what limits a transfer through the lab (`Tools/bench longpath`
+measures that): the queue hands over GSO packets whole (NFQA_CFG_F_GSO) rather
+than cut into segments; every recv() buffer (many packets) is one entry of
+the pending list, stamped with its arrival time and the id of its last
+packet; and one batch verdict (NFQNL_MSG_VERDICT_BATCH: every id up to N)
+releases everything that is due, since ids only grow.
 """
 
 import argparse
@@ -36,6 +43,7 @@ NFNL_SUBSYS_QUEUE = 3
 NFQNL_MSG_PACKET = 0
 NFQNL_MSG_VERDICT = 1
 NFQNL_MSG_CONFIG = 2
+NFQNL_MSG_VERDICT_BATCH = 3
 
 NFQA_PACKET_HDR = 1
 NFQA_VERDICT_HDR = 2
@@ -50,9 +58,14 @@ NFQNL_CFG_CMD_BIND = 1
 NFQNL_CFG_CMD_UNBIND = 2
 NFQNL_COPY_META = 1
 NFQA_CFG_F_FAIL_OPEN = 1
+NFQA_CFG_F_GSO = 4
 
 NF_ACCEPT = 1
 AF_UNSPEC = 0
+
+PACKET_MSG = (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET
+QUEUE_MAXLEN = 65536
+RECV_BUFFER = 1 << 20
 
 
 def nla(kind, payload):
@@ -91,10 +104,11 @@ class Queue:
     def configure(self):
         self.send(NFQNL_MSG_CONFIG, [nla(NFQA_CFG_CMD, struct.pack("!BxH", NFQNL_CFG_CMD_BIND, 0))], ack=True)
         self.send(NFQNL_MSG_CONFIG, [nla(NFQA_CFG_PARAMS, struct.pack("!IB", 0, NFQNL_COPY_META))], ack=True)
-        self.send(NFQNL_MSG_CONFIG, [nla(NFQA_CFG_QUEUE_MAXLEN, struct.pack("!I", 16384))], ack=True)
+        self.send(NFQNL_MSG_CONFIG, [nla(NFQA_CFG_QUEUE_MAXLEN, struct.pack("!I", QUEUE_MAXLEN))], ack=True)
         # Fail open: if the queue ever overflows, pass packets undelayed rather than drop them.
-        self.send(NFQNL_MSG_CONFIG, [nla(NFQA_CFG_MASK, struct.pack("!I", NFQA_CFG_F_FAIL_OPEN)),
-                                     nla(NFQA_CFG_FLAGS, struct.pack("!I", NFQA_CFG_F_FAIL_OPEN))], ack=True)
+        # GSO: a GSO packet is queued (and delayed) whole instead of being segmented first.
+        flags = struct.pack("!I", NFQA_CFG_F_FAIL_OPEN | NFQA_CFG_F_GSO)
+        self.send(NFQNL_MSG_CONFIG, [nla(NFQA_CFG_MASK, flags), nla(NFQA_CFG_FLAGS, flags)], ack=True)
 
     def unbind(self):
         try:
@@ -102,30 +116,35 @@ class Queue:
         except OSError:
             pass
 
-    def verdict(self, packet_id, verdict=NF_ACCEPT):
-        self.send(NFQNL_MSG_VERDICT, [nla(NFQA_VERDICT_HDR, struct.pack("!II", verdict, packet_id))])
+    def accept_through(self, packet_id):
+        """ACCEPT every queued packet whose id is at most `packet_id`."""
+        self.send(NFQNL_MSG_VERDICT_BATCH, [nla(NFQA_VERDICT_HDR, struct.pack("!II", NF_ACCEPT, packet_id))])
 
-    def packet_ids(self, data):
-        """Packet ids in one recv() buffer (which may hold several netlink messages)."""
-        ids = []
-        offset = 0
-        while offset + 16 <= len(data):
-            length, msg_type, _, _, _ = struct.unpack_from("=IHHII", data, offset)
-            if length < 16 or offset + length > len(data):
-                break
-            if msg_type == (NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET:
-                attr = offset + 20  # nlmsghdr (16) + nfgenmsg (4)
-                end = offset + length
-                while attr + 4 <= end:
-                    alen, atype = struct.unpack_from("=HH", data, attr)
-                    if alen < 4:
-                        break
-                    if (atype & 0x3FFF) == NFQA_PACKET_HDR and alen >= 4 + 7:
-                        ids.append(struct.unpack_from("!I", data, attr + 4)[0])
-                        break
-                    attr += (alen + 3) & ~3
-            offset += (length + 3) & ~3
-        return ids
+
+def last_packet_id(data, size):
+    """The id of the last queued packet in one recv() buffer (which holds
+    whole netlink messages, one per packet), or None if it holds none."""
+    last = None
+    offset = 0
+    while offset + 16 <= size:
+        length, msg_type = struct.unpack_from("=IH", data, offset)
+        if length < 16 or offset + length > size:
+            break
+        if msg_type == PACKET_MSG:
+            last = offset
+        offset += (length + 3) & ~3
+    if last is None:
+        return None
+    length = struct.unpack_from("=I", data, last)[0]
+    attr, end = last + 20, last + length  # nlmsghdr (16) + nfgenmsg (4)
+    while attr + 4 <= end:
+        alen, atype = struct.unpack_from("=HH", data, attr)
+        if alen < 4:
+            break
+        if (atype & 0x3FFF) == NFQA_PACKET_HDR and alen >= 4 + 7:
+            return struct.unpack_from("!I", data, attr + 4)[0]
+        attr += (alen + 3) & ~3
+    return None
 
 
 def main():
@@ -147,28 +166,36 @@ def main():
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
 
-    pending = collections.deque()  # (due, packet_id), due ascending
+    pending = collections.deque()  # (due, last packet id of one recv() buffer), due ascending
+    buffer = bytearray(RECV_BUFFER)
+    queue.sock.setblocking(False)
     print(f"delayer: queue {args.queue}, delay {args.delay_ms:g} ms", file=sys.stderr, flush=True)
     while running:
         now = time.monotonic()
+        due = None
         while pending and pending[0][0] <= now:
-            queue.verdict(pending.popleft()[1])
+            due = pending.popleft()[1]
+        if due is not None:
+            queue.accept_through(due)
         timeout = max(0.0, pending[0][0] - now) if pending else 1.0
         try:
             readable, _, _ = select.select([queue.sock], [], [], timeout)
         except InterruptedError:
             continue
-        if readable:
+        if not readable:
+            continue
+        arrived = time.monotonic()
+        while True:  # drain the socket: one entry per buffer
             try:
-                data = queue.sock.recv(1 << 20)
-            except BlockingIOError:
-                continue
-            arrived = time.monotonic()
-            for packet_id in queue.packet_ids(data):
+                size = queue.sock.recv_into(buffer)
+            except (BlockingIOError, InterruptedError):
+                break
+            packet_id = last_packet_id(buffer, size)
+            if packet_id is not None:
                 pending.append((arrived + delay, packet_id))
     # Release whatever is still held so no packet is stranded.
-    while pending:
-        queue.verdict(pending.popleft()[1])
+    if pending:
+        queue.accept_through(pending[-1][1])
     queue.unbind()
 
 
