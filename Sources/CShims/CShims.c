@@ -51,37 +51,6 @@ int cshims_netlink_route_socket(void) {
     return fd;
 }
 
-int cshims_sendmmsg(int fd, struct iovec *iov, struct sockaddr_storage *addrs, const socklen_t *addrlens, unsigned count) {
-    struct mmsghdr msgs[64];
-    if (count > 64) count = 64;
-    memset(msgs, 0, sizeof(struct mmsghdr) * count);
-    for (unsigned i = 0; i < count; i++) {
-        msgs[i].msg_hdr.msg_iov = &iov[i];
-        msgs[i].msg_hdr.msg_iovlen = 1;
-        msgs[i].msg_hdr.msg_name = &addrs[i];
-        msgs[i].msg_hdr.msg_namelen = addrlens[i];
-    }
-    return sendmmsg(fd, msgs, count, MSG_NOSIGNAL);
-}
-
-int cshims_recvmmsg(int fd, struct iovec *iov, struct sockaddr_storage *addrs, socklen_t *addrlens, size_t *lengths, unsigned count) {
-    struct mmsghdr msgs[64];
-    if (count > 64) count = 64;
-    memset(msgs, 0, sizeof(struct mmsghdr) * count);
-    for (unsigned i = 0; i < count; i++) {
-        msgs[i].msg_hdr.msg_iov = &iov[i];
-        msgs[i].msg_hdr.msg_iovlen = 1;
-        msgs[i].msg_hdr.msg_name = &addrs[i];
-        msgs[i].msg_hdr.msg_namelen = sizeof(struct sockaddr_storage);
-    }
-    int n = recvmmsg(fd, msgs, count, MSG_DONTWAIT, NULL);
-    for (int i = 0; i < n; i++) {
-        lengths[i] = msgs[i].msg_len;
-        addrlens[i] = msgs[i].msg_hdr.msg_namelen;
-    }
-    return n;
-}
-
 #include <netinet/udp.h>
 #ifndef SOL_UDP
 #define SOL_UDP 17
@@ -103,7 +72,7 @@ int cshims_sendmmsg_segmented(int fd, struct iovec *iov, struct sockaddr_storage
         msgs[i].msg_hdr.msg_iovlen = 1;
         msgs[i].msg_hdr.msg_name = &addrs[i];
         msgs[i].msg_hdr.msg_namelen = addrlens[i];
-        if (segments[i] > 0) {
+        if (segments != NULL && segments[i] > 0) {
             memset(&control[i], 0, sizeof(control[i]));
             msgs[i].msg_hdr.msg_control = control[i].bytes;
             msgs[i].msg_hdr.msg_controllen = sizeof(control[i].bytes);

@@ -317,7 +317,7 @@ final class Batch {
         return iovecs.withUnsafeMutableBufferPointer { iov in
             addresses.withUnsafeMutableBufferPointer { addrs in
                 addressLengths.withUnsafeBufferPointer { lengths in
-                    Int(cshims_sendmmsg(fd, iov.baseAddress! + first, addrs.baseAddress! + first, lengths.baseAddress! + first, n))
+                    Int(cshims_sendmmsg_segmented(fd, iov.baseAddress! + first, addrs.baseAddress! + first, lengths.baseAddress! + first, nil, n))
                 }
             }
         }

@@ -70,22 +70,19 @@ const char *cshims_rl_line_buffer(void);
 void cshims_rl_set_catch_signals(int on);
 void cshims_rl_set_erase_empty_line(int on);
 
-// sendmmsg / recvmmsg (GNU extensions hidden from Swift): datagram i is
-// iov[i] with address addrs[i] of addrlens[i] bytes; at most 64 per call.
-// recvmmsg stores each datagram's length in lengths[i] (MSG_DONTWAIT).
-// Both return the number of datagrams handled, or -1 with errno set.
-int cshims_sendmmsg(int fd, struct iovec *iov, struct sockaddr_storage *addrs, const socklen_t *addrlens, unsigned count);
-int cshims_recvmmsg(int fd, struct iovec *iov, struct sockaddr_storage *addrs, socklen_t *addrlens, size_t *lengths, unsigned count);
-
-// UDP segmentation offload (Linux 4.18+): as cshims_sendmmsg, but message i
-// with segments[i] > 0 carries a UDP_SEGMENT control message, so the kernel
-// cuts iov[i] into datagrams of segments[i] bytes (the last may be shorter).
-// Returns the number of messages sent, or -1 with errno set (EIO, EINVAL:
-// this path or kernel refuses it; send those datagrams one by one).
+// sendmmsg / recvmmsg (GNU extensions hidden from Swift), with UDP
+// segmentation offload (Linux 4.18+): message i is iov[i] with address
+// addrs[i] of addrlens[i] bytes; at most 64 per call. Sending, a message
+// with segments[i] > 0 (segments may be NULL: none) carries a UDP_SEGMENT
+// control message, so the kernel cuts iov[i] into datagrams of segments[i]
+// bytes (the last may be shorter). Returns the number of messages sent, or
+// -1 with errno set (EIO, EINVAL: this path or kernel refuses segmentation;
+// send those datagrams one by one).
 int cshims_sendmmsg_segmented(int fd, struct iovec *iov, struct sockaddr_storage *addrs, const socklen_t *addrlens, const uint16_t *segments, unsigned count);
-// Receive offload: asks for UDP_GRO on fd (0, or -1 with errno set). Then
-// cshims_recvmmsg_segmented stores in segments[i] the size of the datagrams
-// coalesced into message i (0 if it is one datagram).
+// Receive offload: asks for UDP_GRO on fd (0, or -1 with errno set).
+// cshims_recvmmsg_segmented (MSG_DONTWAIT) stores each message's length in
+// lengths[i] and in segments[i] the size of the datagrams coalesced into it
+// (0 if it is one datagram); it returns the number of messages, or -1.
 int cshims_enable_udp_gro(int fd);
 int cshims_recvmmsg_segmented(int fd, struct iovec *iov, struct sockaddr_storage *addrs, socklen_t *addrlens, size_t *lengths, uint16_t *segments, unsigned count);
 
