@@ -6,16 +6,6 @@ import TestSupport
 /// order, more datagrams than one batch or one read holds, refusals counted.
 /// Few and small datagrams, so a default 208 KiB receive buffer holds them all.
 @Suite struct UDPBatchTests {
-    private func receive(_ expected: Int, on socket: UDPSocket, loop: EventLoop) -> [[UInt8]] {
-        var received: [[UInt8]] = []
-        socket.onDatagram = { bytes, _ in
-            received.append(bytes)
-            if received.count == expected { loop.stop() }
-        }
-        #expect(loop.run(timeout: .seconds(10)))
-        return received
-    }
-
     @Test func batchLargerThanOneSendmmsgArrivesInOrder() throws {
         let loop = try EventLoop()
         let sender = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
@@ -29,7 +19,7 @@ import TestSupport
         sender.beginBatch()
         for datagram in datagrams { sender.send(datagram, to: receiver.localAddress) }
         sender.endBatch()
-        #expect(receive(datagrams.count, on: receiver, loop: loop) == datagrams)
+        #expect(UDPSocket.collect(datagrams.count, on: receiver, loop: loop) == datagrams)
         #expect(sender.droppedSends == 0)
     }
 
@@ -55,7 +45,7 @@ import TestSupport
         sender.beginBatch()
         sender.send(datagrams[5], to: receiver.localAddress)
         sender.endBatch()
-        #expect(receive(datagrams.count, on: receiver, loop: loop) == datagrams)
+        #expect(UDPSocket.collect(datagrams.count, on: receiver, loop: loop) == datagrams)
     }
 
     @Test func refusedDatagramsInABatchAreCountedAndTheRestGo() throws {
@@ -73,7 +63,7 @@ import TestSupport
         sender.send(last, to: try Fixture.address("[::1]:9"))                   // IPv6 from an IPv4 socket
         sender.send(last, to: receiver.localAddress)
         sender.endBatch()
-        #expect(receive(2, on: receiver, loop: loop) == [first, last])
+        #expect(UDPSocket.collect(2, on: receiver, loop: loop) == [first, last])
         #expect(sender.droppedSends == 2)
     }
 

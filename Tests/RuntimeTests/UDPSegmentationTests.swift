@@ -30,16 +30,6 @@ import TestSupport
         #expect(large.allSatisfy { $0.count * $0.size <= Batch.maxSegmentedBytes })
     }
 
-    private func receive(_ expected: Int, on socket: UDPSocket, loop: EventLoop) -> [[UInt8]] {
-        var received: [[UInt8]] = []
-        socket.onDatagram = { bytes, _ in
-            received.append(bytes)
-            if received.count == expected { loop.stop() }
-        }
-        #expect(loop.run(timeout: .seconds(10)))
-        return received
-    }
-
     /// 1200-byte datagrams as SCTP sends them at an internet path's size,
     /// and a shorter one that ends the first run.
     private func datagrams() -> [[UInt8]] {
@@ -58,7 +48,7 @@ import TestSupport
         sender.beginBatch()
         for datagram in sent { sender.send(datagram, to: receiver.localAddress) }
         sender.endBatch()
-        #expect(receive(sent.count, on: receiver, loop: loop) == sent)
+        #expect(UDPSocket.collect(sent.count, on: receiver, loop: loop) == sent)
         #expect(sender.segmentsSends)
         #expect(sender.segmentedSends == 40)   // runs 0...29 and 30...39
         #expect(receiver.segmentsReceives)
@@ -80,7 +70,7 @@ import TestSupport
         sender.beginBatch()
         for datagram in sent { sender.send(datagram, to: receiver.localAddress) }
         sender.endBatch()
-        #expect(receive(sent.count, on: receiver, loop: loop) == sent)
+        #expect(UDPSocket.collect(sent.count, on: receiver, loop: loop) == sent)
         #expect(!sender.segmentsSends)
         #expect(sender.segmentedSends == 0)
         #expect(sender.droppedSends == 0)
@@ -88,7 +78,7 @@ import TestSupport
         sender.beginBatch()
         for datagram in sent { sender.send(datagram, to: receiver.localAddress) }
         sender.endBatch()
-        #expect(receive(sent.count, on: receiver, loop: loop) == sent)
+        #expect(UDPSocket.collect(sent.count, on: receiver, loop: loop) == sent)
         #expect(sender.segmentedSends == 0)
     }
 }
