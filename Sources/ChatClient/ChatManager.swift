@@ -19,7 +19,7 @@ public final class ChatManager {
     let http: HTTPClient
     let signaling: SignalingClient
     /// Where the session's events go (the terminal side prints them).
-    let onEvent: (ChatEvent) -> Void
+    public let onEvent: (ChatEvent) -> Void
     public let session: ChatSession
     var links: [ObjectIdentifier: PeerLink] = [:]
     /// Links closing gracefully (`PeerLink.close`): the loop runs until they are done.

@@ -55,7 +55,20 @@ public enum ClientError: Error, Equatable, Sendable {
     public var message: String {
         switch self {
         case .invalidCode(let text):
-            return "'\(text)' is not a join code: a code is 6 digits and two words, like 123456-brave-calm (or the 6 digits alone)."
+            let shape = "a code is 6 digits and two words, like 123456-brave-calm (or the 6 digits alone)"
+            switch PairingCode.parse(text) {
+            case .success:
+                return "'\(text)' is not a join code: \(shape)."
+            case .failure(.digits(let digits)):
+                let typed = String(digits.filter { $0 != " " && $0 != "-" && $0 != "\t" })
+                let got = typed.filter(\.isNumber).count
+                return "'\(text)' is not a join code: it must start with 6 digits, and '\(typed.isEmpty ? text : typed)' has \(got); \(shape)."
+            case .failure(.unknownWord(let word, let suggestion)):
+                let hint = suggestion.map { " (did you mean '\($0)'?)" } ?? ""
+                return "'\(word)' is not one of the code's words\(hint): check the code your peer gave you."
+            case .failure(.wordCount(let n)):
+                return "'\(text)' is not a join code: it has \(n) word\(n == 1 ? "" : "s") after the digits, not 2; \(shape)."
+            }
         case .unreachable(let server, let reason):
             return "Cannot reach the chatcli server at \(server) (\(reason)). Start one with 'chatcli serve', or point to one with --server URL or CHATCLI_SERVER; on the same local network, --lan needs no server (chatcli create --lan, chatcli join CODE --lan)."
         case .tls(let server, let reason):

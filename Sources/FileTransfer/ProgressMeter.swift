@@ -9,9 +9,12 @@ public struct ProgressMeter: Sendable {
     /// `total` nil for a stream of unknown size.
     public init(total: UInt64?) { self.total = total == TransferMessage.unknownSize ? nil : total }
 
-    public mutating func record(_ bytes: UInt64, now: Duration) {
+    /// `bytes` done in all; `resumed` of them were already there (a resumed
+    /// transfer's prefix), so they count towards `done` but not the rate:
+    /// a 500 MB prefix proven in one step is not 500 MB/s.
+    public mutating func record(_ bytes: UInt64, now: Duration, resumed: UInt64 = 0) {
         done = bytes
-        samples.append((now, bytes))
+        samples.append((now, bytes &- min(resumed, bytes)))
         var first = 0
         while first < samples.count - 2 && now - samples[first + 1].at >= Self.window { first += 1 }
         if first > 0 { samples.removeFirst(first) }

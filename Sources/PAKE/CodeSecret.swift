@@ -1,3 +1,5 @@
+import Wire
+
 /// The secret part of a pairing code: two words from a list of 256 (16
 /// bits), never sent to the server. Words, not digits: they read aloud
 /// without ambiguity, type on any keyboard, and the list shares no word
@@ -31,12 +33,13 @@ public struct CodeSecret: Equatable, Sendable, CustomStringConvertible {
     /// The words joined by hyphens, as printed in the code.
     public var description: String { indices.map { Self.words[Int($0)] }.joined(separator: "-") }
 
-    /// A word of the text that is not in the list, for a precise error.
-    public static func unknownWord(in text: String) -> String? {
-        text.lowercased().split(whereSeparator: { $0 == "-" || $0 == " " }).first { index[String($0)] == nil }.map(String.init)
-    }
-
     static let index: [String: UInt8] = Dictionary(uniqueKeysWithValues: words.enumerated().map { ($1, UInt8($0)) })
+
+    /// The word's place in the list, if it is one (lower case).
+    public static func index(of word: String) -> UInt8? { index[word] }
+
+    /// The list word a mistyped one most likely meant, if one is within two edits.
+    public static func closestWord(to typed: String) -> String? { Spelling.closest(to: typed, in: words) }
 
     /// 256 short, common English adjectives, none among the safety words.
     /// Changing this list changes every code: never reorder it.

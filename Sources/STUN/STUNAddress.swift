@@ -93,3 +93,26 @@ public struct STUNAddress: Hashable, Sendable, CustomStringConvertible {
         return head + "::" + tail
     }
 }
+
+extension STUNAddress {
+    /// Reachable from the internet at large: not loopback, private (RFC 1918,
+    /// IPv6 ULA), link-local, carrier-grade NAT (100.64/10) or unspecified.
+    public var isGlobal: Bool {
+        switch family {
+        case .ipv4:
+            let (a, b) = (ip[0], ip[1])
+            if a == 0 || a == 10 || a == 127 || a >= 224 { return false }
+            if a == 169 && b == 254 { return false }
+            if a == 172 && (16...31).contains(b) { return false }
+            if a == 192 && b == 168 { return false }
+            if a == 100 && (64...127).contains(b) { return false }
+            return true
+        case .ipv6:
+            if ip.allSatisfy({ $0 == 0 }) || ip == [UInt8](repeating: 0, count: 15) + [1] { return false }
+            if ip[0] & 0xFE == 0xFC { return false }                  // fc00::/7 unique local
+            if ip[0] == 0xFE && ip[1] & 0xC0 == 0x80 { return false } // fe80::/10 link-local
+            if ip[0] == 0xFF { return false }                          // multicast
+            return true
+        }
+    }
+}

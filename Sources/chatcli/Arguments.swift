@@ -1,3 +1,5 @@
+import Wire
+
 /// A small argument parser in the swift-argument-parser style:
 /// `--name value`, `--name=value`, repeatable options, flags, positionals,
 /// `--` to end options. Errors say what was wrong; the caller exits 2.
@@ -91,7 +93,8 @@ struct CommandSpec {
             }
             if key == "help" { parsed.flags.insert("help"); continue }
             guard let spec = options.first(where: { $0.name == key }) else {
-                throw UsageError(message: "unknown option '--\(key)' for 'chatcli \(name)' (see 'chatcli \(name) --help')")
+                let hint = Spelling.closest(to: key, in: options.map(\.name)).map { "did you mean '--\($0)'? " } ?? ""
+                throw UsageError(message: "unknown option '--\(key)' for 'chatcli \(name)' (\(hint)see 'chatcli \(name) --help')")
             }
             if spec.valueName == nil {
                 guard inline == nil else { throw UsageError(message: "option '--\(key)' takes no value") }

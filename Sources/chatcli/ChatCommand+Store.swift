@@ -17,9 +17,10 @@ extension ChatCommand {
                 recorder.attach(to: manager, caFile: caFile, loop: loop)
             case .unsaved(let reason):
                 // A failure before pairing stays one sentence: the note waits for the room.
-                manager.onSession = { update in
+                // A notice like the chat's others: above the prompt, never into its line (stderr in --json).
+                manager.onSession = { [weak manager] update in
                     switch update {
-                    case .pending, .joined: Output.write("Note: this session is not saved (\(reason)).\n", to: 2)
+                    case .pending, .joined: manager?.onEvent(.notice("Note: this session is not saved (\(reason))."))
                     case .accepted, .closed, .peerPinned: break
                     }
                 }

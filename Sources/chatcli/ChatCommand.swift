@@ -21,7 +21,9 @@ enum ChatCommand {
         if join && args.positionals.isEmpty {
             return usage("missing argument: usage is 'chatcli join CODE [options]' (see 'chatcli join --help')")
         }
-        let serverText = args.value("server") ?? environment("CHATCLI_SERVER") ?? Commands.defaultServer
+        // A pasted invite link names its server; --server still wins.
+        let linkServer = join ? PairingCode(userInput: args.positionals.joined(separator: " "))?.linkServer : nil
+        let serverText = args.value("server") ?? linkServer ?? environment("CHATCLI_SERVER") ?? Commands.defaultServer
         guard let server = ServerURL(serverText) else {
             return usage("'\(serverText)' is not a server URL: use http://HOST:PORT or https://HOST")
         }
@@ -30,12 +32,12 @@ enum ChatCommand {
         var expiresIn: Int?
         var secret: CodeSecret?
         if join {
-            let raw = args.positionals[0]
+            // Unquoted "123456 brave calm" arrives as several arguments.
+            let raw = args.positionals.joined(separator: " ")
             guard let code = PairingCode(userInput: raw) else {
                 let error = ClientError.invalidCode(raw)
                 printer.emitIfJSON(.error(error))
-                return usage(PairingCode.unknownWord(in: raw).map { "'\($0)' is not one of the code's words: check the code your peer gave you." }
-                             ?? error.message)
+                return usage(error.message)
             }
             mode = .join(code: code.locator)
             secret = code.secret

@@ -39,7 +39,7 @@ extension Commands {
             .flag("yes", "Accept every offer without asking."),
             .flag("overwrite", "Replace an existing NAME (else it arrives as 'NAME (1)')."),
         ] + transferClientOptions,
-        positionals: 1...1,
+        positionals: 1...4,
         details: transferDetails + """
 
 

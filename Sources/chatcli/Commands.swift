@@ -83,7 +83,8 @@ enum Commands {
         they typed the same code (a PAKE) before anything is shown or sent, so the chat is "verified by code" \
         and no safety words need comparing. A wrong code ends the chat on both sides, and the code cannot be \
         tried again. With only the six digits (as an Inviso or browser peer knows them) the chat works \
-        unproven: compare the safety words.
+        unproven: compare the safety words. A code reads in any case, with spaces or dashes anywhere, \
+        unquoted, or as the whole invite link (https://server/j/123456#brave-calm, which also names the server).
         """
 
     static let lanOption = OptionSpec.flag("lan", "No server: find each other on the local network (mDNS, DNS-SD _chatcli._udp).")
@@ -108,7 +109,7 @@ enum Commands {
         brief: "join a chat with the code your peer gave you",
         summary: "Join the chat your peer created, with the code they gave you (123456-brave-calm).",
         options: clientOptions + [lanOption],
-        positionals: 0...1,
+        positionals: 0...4,
         details: codeDetails + "\n\n" + interactiveDetails + "\n\n" + relayDetails + "\n\n" + lanDetails
             + " 'join --lan' without a code lists the chats waiting nearby, like 'chatcli lan'."
     )

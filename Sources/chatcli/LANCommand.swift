@@ -13,18 +13,19 @@ import Wire
 /// the code's proof and talks to it exactly as to a server.
 enum LANCommand {
     static func run(_ args: ParsedArguments, join: Bool, printer: EventPrinter) -> Int32 {
-        for option in ["server", "relay-only", "no-store", "ca-file"] where args.has(option) || args.value(option) != nil {
+        // --no-store asks for what --lan does anyway (nothing saved): accepted.
+        for option in ["server", "relay-only", "ca-file"] where args.has(option) || args.value(option) != nil {
             Output.write("chatcli: --\(option) does not go with --lan (a LAN chat has no server and is not saved)\n", to: 2)
             return 2
         }
         guard let iceServers = ICEServerOptions.entries(args) else { return 2 }
         if join {
-            guard let raw = args.positionals.first else { return list(args) }
+            guard !args.positionals.isEmpty else { return list(args) }
+            let raw = args.positionals.joined(separator: " ")
             guard let code = PairingCode(userInput: raw) else {
                 let error = ClientError.invalidCode(raw)
                 printer.emitIfJSON(.error(error))
-                let sentence = PairingCode.unknownWord(in: raw).map { "'\($0)' is not one of the code's words: check the code your peer gave you." }
-                Output.write("chatcli: \(sentence ?? error.message)\n", to: 2)
+                Output.write("chatcli: \(error.message)\n", to: 2)
                 return 2
             }
             return joinChat(code: code, args: args, printer: printer, iceServers: iceServers)

@@ -62,10 +62,9 @@ enum TransferCommand {
     }
 
     static func receive(_ args: ParsedArguments) -> Int32 {
-        let raw = args.positionals[0]
+        let raw = args.positionals.joined(separator: " ")
         guard let pairing = PairingCode(userInput: raw) else {
-            return usage(PairingCode.unknownWord(in: raw).map { "'\($0)' is not one of the code's words: check the code your peer gave you." }
-                         ?? ClientError.invalidCode(raw).message)
+            return usage(ClientError.invalidCode(raw).message)
         }
         let code = pairing.locator
         let out = args.value("out") ?? "."
@@ -80,7 +79,7 @@ enum TransferCommand {
         let asker = OfferQuestion(files: files)
         var outcome = Outcome(expected: nil)
         // With --out -, standard output carries the file: events go to stderr.
-        return run(mode: .join(code: code), args: args, eventsFD: toStdout ? 2 : 1, files: files, outcome: &outcome) { manager in
+        return run(mode: .join(code: code), args: args, eventsFD: toStdout ? 2 : 1, files: files, outcome: &outcome, question: asker) { manager in
             asker.loop = manager
             manager.codeSecret = pairing.secret   // the whole code: the PAKE proves the sender
         } onUpdate: { update, manager in
@@ -99,9 +98,12 @@ enum TransferCommand {
     }
 
     static func run(mode: ChatManager.Mode, args: ParsedArguments, eventsFD: Int32, files: FileTransfers, outcome: inout Outcome,
+                    question: OfferQuestion? = nil,
                     start: (ChatManager) -> Void, onUpdate: @escaping (FileTransfers.Update, ChatManager) -> Void) -> Int32 {
         let json = args.has("json")
-        let serverText = args.value("server") ?? ChatCommand.environment("CHATCLI_SERVER") ?? Commands.defaultServer
+        // `receive LINK`: a pasted invite link names its server; --server still wins.
+        let linkServer: String? = if case .join = mode { PairingCode(userInput: args.positionals.joined(separator: " "))?.linkServer } else { nil }
+        let serverText = args.value("server") ?? linkServer ?? ChatCommand.environment("CHATCLI_SERVER") ?? Commands.defaultServer
         guard let server = ServerURL(serverText) else {
             return usage("'\(serverText)' is not a server URL: use http://HOST:PORT or https://HOST")
         }
@@ -120,11 +122,14 @@ enum TransferCommand {
         let isSender = { if case .create = mode { true } else { false } }()
         printer.sink = { event in
             progress.clearBar()
+            // A question waiting for its answer stays the last line: notices go above it.
+            question?.clearLine()
+            defer { question?.redraw() }
             switch event {
             case .message, .controlReady, .control: return   // no chat here
             case .code(let code, _, let server) where !json:
                 let option = server.map { " --server \($0)" } ?? ""
-                Output.write("Your code: \(code.prefix(3)) \(code.dropFirst(3))\nOn the other machine, run:  chatcli receive \(code)\(option)\n", to: 2)
+                Output.write("Your code: \(code)\nOn the other machine, run:  chatcli receive \(code)\(option)\n", to: 2)
             case .peerLeft where !isSender:
                 return
             default:
@@ -142,7 +147,9 @@ enum TransferCommand {
         files.attach(to: manager)
         var result = outcome
         files.onUpdate = { update in
+            question?.clearLine()
             progress.print(update)
+            question?.redraw()
             switch update {
             case .finished(_, _, _, let mismatches, _, _): if mismatches == 0 { result.finished += 1 } else { result.failed += 1 }
             case .failed, .declined: result.failed += 1
@@ -195,8 +202,23 @@ final class OfferQuestion {
         if queue.count == 1 { prompt(manager) }
     }
 
+    static let question = "Accept it? [y/N] "
+
+    /// Whether a question is on the screen, waiting for its answer.
+    var isAsking: Bool { !queue.isEmpty && watch != nil }
+
+    /// Before a notice: the question's line is cleared, so the notice takes its place…
+    func clearLine() {
+        if isAsking { Output.write("\r\u{1B}[K", to: 2) }
+    }
+
+    /// …and after it the question is asked again below, as the last line.
+    func redraw() {
+        if isAsking { Output.write(Self.question, to: 2) }
+    }
+
     func prompt(_ manager: ChatManager) {
-        Output.write("Accept it? [y/N] ", to: 2)
+        Output.write(Self.question, to: 2)
         guard watch == nil else { return }
         watch = try? manager.eventLoop.watchReadable(fd: 0) { [weak self] in self?.readAnswer() }
     }

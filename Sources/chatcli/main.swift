@@ -1,6 +1,7 @@
 import ChatClient
 import Glibc
 import Terminal
+import Wire
 
 /// Entry point: parse arguments, hand over to the command, exit with its status.
 /// Usage errors exit 2 with one sentence; `--help` or `-h` anywhere prints help.
@@ -26,7 +27,9 @@ default:
     break
 }
 guard let (spec, rest) = Commands.lookup(arguments) else {
-    usageFailure("unknown command '\(name)'; try 'chatcli --help'")
+    let names = Commands.all.map(\.name).filter { !$0.contains(" ") }
+    let hint = Spelling.closest(to: name, in: names).map { "did you mean 'chatcli \($0)'? " } ?? ""
+    usageFailure("unknown command '\(name)'; \(hint)try 'chatcli --help'")
 }
 let parsed: ParsedArguments
 do {

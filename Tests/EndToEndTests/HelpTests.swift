@@ -85,6 +85,11 @@ import Testing
         (["completion", "fish"], "chatcli: 'fish' is not a shell chatcli completes; use one of: bash, zsh"),
         (["create", "-x"], "chatcli: unknown option '-x' for 'chatcli create' (options start with --; see 'chatcli create --help')"),
         (["join"], "chatcli: missing argument: usage is 'chatcli join CODE [options]' (see 'chatcli join --help')"),
+        (["craete"], "chatcli: unknown command 'craete'; did you mean 'chatcli create'? try 'chatcli --help'"),
+        (["join", "123456", "--sever", "http://x"], "chatcli: unknown option '--sever' for 'chatcli join' (did you mean '--server'? see 'chatcli join --help')"),
+        (["join", "123", "456", "brave", "clam"], "chatcli: 'clam' is not one of the code's words (did you mean 'calm'?): check the code your peer gave you."),
+        (["receive", "12345-brave-calm"], "chatcli: '12345-brave-calm' is not a join code: it must start with 6 digits, and '12345' has 5; a code is 6 digits and two words, like 123456-brave-calm (or the 6 digits alone)."),
+        (["join", "123456-brave-calm-bold"], "chatcli: '123456-brave-calm-bold' is not a join code: it has 3 words after the digits, not 2; a code is 6 digits and two words, like 123456-brave-calm (or the 6 digits alone)."),
     ])
     func badHelpRequestsAreOneUsageSentence(args: [String], sentence: String) throws {
         let result = try run(args)

@@ -127,6 +127,17 @@ import Testing
         #expect(ProgressMeter.clock(.seconds(3723)) == "1:02:03")
     }
 
+    @Test func aResumedPrefixCountsAsDoneButNotAsSpeed() {
+        // 930 MB were already there; 10 MB/s cross the wire afterwards.
+        var meter = ProgressMeter(total: 1_000_000_000)
+        meter.record(0, now: .seconds(1))
+        meter.record(930_000_000, now: .seconds(2), resumed: 930_000_000)
+        meter.record(940_000_000, now: .seconds(3), resumed: 930_000_000)
+        #expect(meter.done == 940_000_000 && meter.fraction == 0.94)
+        #expect(meter.rate == 10_000_000)
+        #expect(meter.eta == .seconds(6))
+    }
+
     @Test func aStreamHasNoTimeLeft() {
         var meter = ProgressMeter(total: TransferMessage.unknownSize)
         meter.record(0, now: .zero)

@@ -25,7 +25,15 @@ public final class Doctor {
         /// were none to test (the doctor is in no room).
         public var turnMembersOnly = false
 
+        /// Whether the address the server saw is a global one (nil: none seen).
+        public var srflxIsGlobal: Bool?
+
         var summary: String {
+            if nat == NATBehaviour.none, srflxIsGlobal == false {
+                return "The server sees this host's own address, which is not a public one: the server is on this host "
+                    + "or its private network, so this says nothing about the NAT between you and the internet; "
+                    + "run 'chatcli doctor --server URL' against a server on the internet to test it."
+            }
             if let nat { return nat.meaning }
             return "The NAT could not be tested: " + (reachable ? "no STUN server was available." : "the server is unreachable.")
         }
@@ -153,6 +161,7 @@ public final class Doctor {
             // Silence from a server we could not reach says nothing about UDP.
             report.nat = behaviour == .udpBlocked && !report.reachable ? nil : behaviour
             report.srflx = tests.mappedI?.description
+            report.srflxIsGlobal = tests.mappedI?.isGlobal
             done(report)
         }
         probe.query(target) { [self] message, rtt in

@@ -192,7 +192,7 @@ extension FileTransfers {
     func finish(_ t: Transfer, _ update: Update) {
         guard !t.finished else { return }
         t.finished = true
-        if let manager { t.meter.record(t.done, now: manager.now) }
+        if let manager { t.meter.record(t.done, now: manager.now, resumed: t.resumed) }
         onUpdate?(update)
         // The sender closes the channel once the receiver confirmed (or on failure); what is queued still goes out first.
         if let channel = t.channel, let pc = connection {
@@ -211,7 +211,7 @@ extension FileTransfers {
         guard !t.finished, t.sender != nil || t.receiver?.isAwaitingAnswer == false else { return }
         if let last = t.lastProgress, now - last < progressInterval { return }
         t.lastProgress = now
-        t.meter.record(t.done, now: now)
+        t.meter.record(t.done, now: now, resumed: t.resumed)
         onUpdate?(.progress(id: t.id, t.direction, done: t.meter.done, total: t.meter.total, rate: t.meter.rate, eta: t.meter.eta))
     }
 

@@ -52,6 +52,8 @@ public final class FileTransfers {
         }
         var direction: Direction { source != nil ? .sending : .receiving }
         var done: UInt64 { sender?.bytesDone ?? receiver?.bytesDone ?? 0 }
+        /// Of `done`, what a resume found already there.
+        var resumed: UInt64 { sender?.bytesSkipped ?? receiver?.bytesResumed ?? 0 }
     }
 
     /// Where accepted files go.

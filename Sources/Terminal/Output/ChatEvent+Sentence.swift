@@ -9,10 +9,9 @@ extension ChatEvent {
     public var sentence: String? {
         switch self {
         case .code(let code, let expires, let server):
-            let spaced = code.count == 6 ? "\(code.prefix(3)) \(code.dropFirst(3))" : code
             let validity = expires.flatMap(Timestamp.parseISO8601).map { " (valid until \(Timestamp.local($0)))" } ?? ""
             let option = server.map { $0 == Self.lanInvite ? " --lan" : " --server \($0)" } ?? ""
-            return "Your code: \(spaced)\(validity)\nOn the other machine, run:  chatcli join \(code)\(option)"
+            return "Your code: \(code)\(validity)\nOn the other machine, run:  chatcli join \(code)\(option)"
         case .waiting: return "Waiting for your peer to join…"
         case .peerJoined: return "Your peer is here."
         case .peerLeft: return "Your peer left the chat."
