@@ -14,6 +14,8 @@ let package = Package(
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CQRencode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+        // The kernel's key retention service: the unlocked store key, cached per login session.
+        .systemLibrary(name: "CKeyutils", providers: [.apt(["libkeyutils-dev"])]),
         .target(name: "CShims", dependencies: ["COpenSSL", "CSQLite", "CReadline"], linkerSettings: [.linkedLibrary("readline")]),
 
         .target(name: "Wire", linkerSettings: [.linkedLibrary("m")]),
@@ -42,8 +44,8 @@ let package = Package(
         ]),
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
         // The terminal side of chatcli: readline, the interactive chat, stdin lines.
-        .target(name: "Terminal", dependencies: ["ChatClient", "PeerConnection", "FileTransfer", "Runtime", "CReadline", "CShims", "CQRencode"]),
-        .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims"]),
+        .target(name: "Terminal", dependencies: ["ChatClient", "PeerConnection", "FileTransfer", "Runtime", "SessionStore", "CReadline", "CShims", "CQRencode"]),
+        .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims", "CKeyutils"]),
         .executableTarget(name: "chatcli-bench", dependencies: ["PeerConnection", "Runtime", "STUN", "ICE"]),
         .executableTarget(name: "chatcli", dependencies: [
             "ChatClient", "Signaling", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire", "Redis", "DTLS", "FileTransfer",

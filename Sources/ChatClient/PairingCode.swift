@@ -27,7 +27,7 @@ public struct PairingCode: Equatable, Sendable {
 
     /// What is wrong with a code that does not parse, for the one sentence
     /// that says so (`ClientError.invalidCode`).
-    public enum Problem: Equatable, Sendable {
+    public enum Problem: Error, Equatable, Sendable {
         case digits(String)
         case unknownWord(String, suggestion: String?)
         case wordCount(Int)
@@ -44,7 +44,7 @@ public struct PairingCode: Equatable, Sendable {
         let digits = String(text[..<(firstLetter ?? text.endIndex)])
         guard let code = JoinCode(userInput: digits) else { return .failure(.digits(digits)) }
         guard let firstLetter else { return .success(PairingCode(locator: code.rawValue, secret: nil, linkServer: server)) }
-        switch Self.secret(String(text[firstLetter...])) {
+        switch Self.parseSecret(String(text[firstLetter...])) {
         case .success(let secret): return .success(PairingCode(locator: code.rawValue, secret: secret, linkServer: server))
         case .failure(let problem): return .failure(problem)
         }
@@ -53,11 +53,19 @@ public struct PairingCode: Equatable, Sendable {
     /// `https://host[:port]/j/123456#words`: the server, the digits and the fragment.
     static func splitLink(_ text: String) -> (server: String, locator: String, fragment: String?)? {
         let lower = text.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"),
-              let schemeEnd = text.range(of: "://"),
-              let path = text[schemeEnd.upperBound...].range(of: "/j/") else { return nil }
-        let server = String(text[..<path.lowerBound])
-        let rest = text[path.upperBound...]
+        let scheme = lower.hasPrefix("https://") ? 8 : lower.hasPrefix("http://") ? 7 : 0
+        guard scheme > 0 else { return nil }
+        let afterScheme = text.index(text.startIndex, offsetBy: scheme)
+        // The first "/j/" after the host.
+        var cursor = afterScheme
+        var pathStart: String.Index?
+        while cursor < text.endIndex {
+            if text[cursor...].hasPrefix("/j/") { pathStart = cursor; break }
+            cursor = text.index(after: cursor)
+        }
+        guard let pathStart else { return nil }
+        let server = String(text[..<pathStart])
+        let rest = text[text.index(pathStart, offsetBy: 3)...]
         let hash = rest.firstIndex(of: "#")
         let locator = String(rest[..<(hash ?? rest.endIndex)])
         let fragment = hash.map { String(rest[rest.index(after: $0)...]).removingPercentEncoding() }
@@ -65,7 +73,7 @@ public struct PairingCode: Equatable, Sendable {
     }
 
     /// The words after the digits: separated by dashes or spaces, or run together.
-    static func secret(_ text: String) -> Result<CodeSecret, Problem> {
+    static func parseSecret(_ text: String) -> Result<CodeSecret, Problem> {
         let parts = text.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init)
         if let unknown = parts.first(where: { CodeSecret.index(of: $0) == nil }) {
             // "bravecalm": the words typed without a dash.

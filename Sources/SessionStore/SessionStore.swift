@@ -53,18 +53,38 @@ public struct SessionStore: Sendable {
 
     /// Reads the store under a shared lock; an absent store is empty.
     public func read(passphrase: SecureBytes) throws(SessionStoreError) -> StoreContents {
-        guard FileIO.exists(directory) else { return StoreContents() }
+        try unlock(.passphrase(passphrase)).contents
+    }
+
+    /// Reads the store under a shared lock and returns the key that opened
+    /// it, for the keyring's cache. An absent store is empty and has no key yet.
+    public func unlock(_ credential: StoreCredential) throws(SessionStoreError) -> (contents: StoreContents, key: StoreKey?) {
+        guard FileIO.exists(directory) else { return (StoreContents(), nil) }
         let lock = try FileLock(path: lockPath, exclusive: false, timeout: lockTimeout)
         defer { withExtendedLifetime(lock) {} }
-        guard let bytes = try FileIO.readFile(path) else { return StoreContents() }
-        return try StoreFormat.open(bytes, passphrase: passphrase).0
+        guard let bytes = try FileIO.readFile(path) else { return (StoreContents(), nil) }
+        let (contents, key) = try credential.open(bytes)
+        return (contents, key)
+    }
+
+    /// A key for a store that does not exist yet: Argon2id over `passphrase`
+    /// with a fresh salt. The store's first write uses it.
+    public func newKey(passphrase: SecureBytes) throws(SessionStoreError) -> StoreKey {
+        guard !passphrase.isEmpty else { throw .passphraseEmpty }
+        return try StoreFormat.newKeying(passphrase: passphrase, kdf: kdf)
+    }
+
+    public func withLockedStore<R>(
+        passphrase: SecureBytes, _ body: (inout StoreContents) throws(SessionStoreError) -> R
+    ) throws(SessionStoreError) -> R {
+        try withLockedStore(.passphrase(passphrase), body)
     }
 
     /// Reads the store under the exclusive lock, lets `body` change it, and
     /// writes it back if it changed (fresh nonce). If `body` throws, nothing
     /// is written. An absent store is created on the first change.
     public func withLockedStore<R>(
-        passphrase: SecureBytes, _ body: (inout StoreContents) throws(SessionStoreError) -> R
+        _ credential: StoreCredential, _ body: (inout StoreContents) throws(SessionStoreError) -> R
     ) throws(SessionStoreError) -> R {
         try FileIO.ensureDirectory(directory)
         let lock = try FileLock(path: lockPath, exclusive: true, timeout: lockTimeout)
@@ -72,14 +92,18 @@ public struct SessionStore: Sendable {
         FileIO.removeStaleTemps(for: path)
 
         var contents = StoreContents()
-        var keying: StoreFormat.Keying?
+        var keying: StoreKey?
         if let bytes = try FileIO.readFile(path) {
-            (contents, keying) = try StoreFormat.open(bytes, passphrase: passphrase)
+            (contents, keying) = try credential.open(bytes)
         }
         let original = contents
         let result = try body(&contents)
         guard contents != original else { return result }
-        try write(contents, keying: try upgraded(keying, passphrase: passphrase))
+        switch credential {
+        case .passphrase(let passphrase): try write(contents, keying: try upgraded(keying, passphrase: passphrase))
+        // A cached key keeps the file's parameters: raising them needs the passphrase.
+        case .key(let key): try write(contents, keying: keying ?? key)
+        }
         return result
     }
 
@@ -122,8 +146,8 @@ public struct SessionStore: Sendable {
 
     /// Keeps the existing key unless the configured parameters are stronger
     /// than the file's; then a fresh salt and the stronger parameters.
-    private func upgraded(_ keying: StoreFormat.Keying?, passphrase: SecureBytes) throws(SessionStoreError)
-        -> StoreFormat.Keying
+    private func upgraded(_ keying: StoreKey?, passphrase: SecureBytes) throws(SessionStoreError)
+        -> StoreKey
     {
         guard let keying else { return try StoreFormat.newKeying(passphrase: passphrase, kdf: kdf) }
         if keying.kdf.opsLimit >= kdf.opsLimit && keying.kdf.memLimit >= kdf.memLimit { return keying }
@@ -133,7 +157,7 @@ public struct SessionStore: Sendable {
     }
 
     /// Seals and atomically replaces the file. Call with the exclusive lock held.
-    func write(_ contents: StoreContents, keying: StoreFormat.Keying) throws(SessionStoreError) {
+    func write(_ contents: StoreContents, keying: StoreKey) throws(SessionStoreError) {
         try FileIO.writeAtomically(StoreFormat.seal(contents, keying: keying), to: path)
     }
 }

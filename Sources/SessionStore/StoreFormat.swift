@@ -12,13 +12,6 @@ enum StoreFormat {
     static let tagSize = Int(crypto_aead_xchacha20poly1305_ietf_abytes())
     private static let checkLabel: [UInt8] = Array("chatcli session store key check v1".utf8)
 
-    /// A derived key together with the salt and parameters it came from, so a
-    /// rewrite can reuse it with a fresh nonce without running Argon2 again.
-    struct Keying {
-        let key: SecureBytes
-        let salt: [UInt8]
-        let kdf: KDFParameters
-    }
 
     static func randomBytes(_ n: Int) -> [UInt8] {
         Sodium.initialize()
@@ -53,13 +46,13 @@ enum StoreFormat {
         return out
     }
 
-    static func newKeying(passphrase: SecureBytes, kdf: KDFParameters) throws(SessionStoreError) -> Keying {
+    static func newKeying(passphrase: SecureBytes, kdf: KDFParameters) throws(SessionStoreError) -> StoreKey {
         let salt = randomBytes(StoreHeader.saltSize)
-        return Keying(key: try deriveKey(passphrase: passphrase, salt: salt, kdf: kdf), salt: salt, kdf: kdf)
+        return StoreKey(key: try deriveKey(passphrase: passphrase, salt: salt, kdf: kdf), salt: salt, kdf: kdf)
     }
 
     /// The complete file bytes for `contents`, with a fresh random nonce.
-    static func seal(_ contents: StoreContents, keying: Keying) -> [UInt8] {
+    static func seal(_ contents: StoreContents, keying: StoreKey) -> [UInt8] {
         var plaintext = contents.json.serializedBytes
         defer { plaintext.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) } }
         let header = StoreHeader(
@@ -79,13 +72,32 @@ enum StoreFormat {
     /// Opens file bytes. Errors: see ``StoreHeader/parse(_:)``, then
     /// `.truncated` / `.corrupted` for a length mismatch, `.wrongPassphrase`
     /// when the key check differs, `.tampered` when the AEAD fails.
-    static func open(_ file: [UInt8], passphrase: SecureBytes) throws(SessionStoreError) -> (StoreContents, Keying) {
+    static func open(_ file: [UInt8], passphrase: SecureBytes) throws(SessionStoreError) -> (StoreContents, StoreKey) {
         let header = try StoreHeader.parse(file)
         let expected = StoreHeader.size + Int(header.ciphertextLength)
         guard file.count >= expected else { throw .truncated }
         guard file.count == expected else { throw .corrupted(reason: "unexpected data after the payload") }
         guard Int(header.ciphertextLength) >= tagSize else { throw .corrupted(reason: "payload too short") }
         let key = try deriveKey(passphrase: passphrase, salt: header.salt, kdf: header.kdf)
+        return try decrypt(file, header: header, key: key)
+    }
+
+    /// Opens file bytes with a key derived earlier (the keyring's cache): a
+    /// key for another salt or parameters (the store was re-keyed since) is
+    /// `.wrongPassphrase`, as a wrong passphrase would be.
+    static func open(_ file: [UInt8], key cached: StoreKey) throws(SessionStoreError) -> (StoreContents, StoreKey) {
+        let header = try StoreHeader.parse(file)
+        let expected = StoreHeader.size + Int(header.ciphertextLength)
+        guard file.count >= expected else { throw .truncated }
+        guard file.count == expected else { throw .corrupted(reason: "unexpected data after the payload") }
+        guard Int(header.ciphertextLength) >= tagSize else { throw .corrupted(reason: "payload too short") }
+        guard cached.salt == header.salt, cached.kdf == header.kdf else { throw .wrongPassphrase }
+        return try decrypt(file, header: header, key: cached.key)
+    }
+
+    private static func decrypt(_ file: [UInt8], header: StoreHeader, key: SecureBytes) throws(SessionStoreError)
+        -> (StoreContents, StoreKey)
+    {
         guard sodium_memcmp(keyCheck(key), header.keyCheck, StoreHeader.checkSize) == 0 else {
             throw .wrongPassphrase
         }
@@ -108,6 +120,6 @@ enum StoreFormat {
             throw .corrupted(reason: "unreadable contents")
         }
         guard let contents = StoreContents(json: parsed) else { throw .corrupted(reason: "unreadable contents") }
-        return (contents, Keying(key: key, salt: header.salt, kdf: header.kdf))
+        return (contents, StoreKey(key: key, salt: header.salt, kdf: header.kdf))
     }
 }

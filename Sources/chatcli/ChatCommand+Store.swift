@@ -10,11 +10,15 @@ extension ChatCommand {
         /// Not saved (`--no-store`, no passphrase, no home directory): said once
         /// on stderr when the room exists, never on the `--json` stdout.
         case unsaved(reason: String)
+        /// An interactive chat without a cached key: asked once the code is shown.
+        case offered(SaveOffer)
 
         func attach(to manager: ChatManager, caFile: String?, loop: EventLoop) {
             switch self {
             case .saved(let recorder):
                 recorder.attach(to: manager, caFile: caFile, loop: loop)
+            case .offered(let offer):
+                offer.attach(to: manager, caFile: caFile, loop: loop)
             case .unsaved(let reason):
                 // A failure before pairing stays one sentence: the note waits for the room.
                 // A notice like the chat's others: above the prompt, never into its line (stderr in --json).
@@ -41,12 +45,14 @@ extension ChatCommand {
                 throw .usage(UsageError(message: error.description))
             }
         }
-        switch try StoreAccess.open(args, unsavedAllowed: true) {
+        switch try StoreAccess.open(args, unsavedAllowed: true, askLater: InteractiveChat.wanted(json: args.has("json"))) {
         case .notSaving(let reason):
             return .unsaved(reason: reason)
+        case .askLater(let store):
+            return .offered(SaveOffer(store: store, name: name, server: server.description, expiresIn: expiresIn))
         case .opened(let access, let contents):
             if let name, contents.find(name: name) != nil { throw .store(.nameInUse(name)) }
-            return .saved(SessionRecorder(store: access.store, passphrase: access.passphrase, server: server.description,
+            return .saved(SessionRecorder(store: access.store, credential: access.credential, server: server.description,
                                           queued: contents.pendingPurges, requestedName: name, expiresIn: expiresIn))
         }
     }

@@ -114,7 +114,7 @@ enum ChatCommand {
         let files = fileTransfers(args, manager: manager)
         if InteractiveChat.wanted(json: args.has("json")) {
             manager.staysAfterPeerLeft = true
-            return runInteractive(loop: loop, manager: manager, printer: printer, files: files)
+            return runInteractive(loop: loop, manager: manager, printer: printer, files: files, saving: saving)
         }
         let transferPrinter = TransferPrinter(jsonMode: args.has("json"))
         files.onUpdate = { update in
@@ -143,7 +143,8 @@ enum ChatCommand {
     }
 
     /// Runs the session with the interactive chat; its exit status (1 if it could not start).
-    private static func runInteractive(loop: EventLoop, manager: ChatManager, printer: EventPrinter, files: FileTransfers) -> Int32 {
+    private static func runInteractive(loop: EventLoop, manager: ChatManager, printer: EventPrinter, files: FileTransfers,
+                                       saving: Saving) -> Int32 {
         let environment = ["NO_COLOR", "TERM"].reduce(into: [String: String]()) { $0[$1] = Self.environment($1) }
         let chat = InteractiveChat(loop: loop, manager: manager, printer: printer, environment: environment)
         chat.files = files
@@ -153,6 +154,10 @@ enum ChatCommand {
             try loop.onSignal([SIGTERM, SIGHUP]) { manager.interrupt(signal: $0) }
             try loop.onSignal([SIGWINCH]) { _ in chat.editor.resize() }
             try chat.start()
+            if case .offered(let offer) = saving {
+                offer.chat = chat
+                offer.askOnce()
+            }
         } catch {
             chat.stop()
             Output.write("chatcli: cannot start: \(error)\n", to: 2)

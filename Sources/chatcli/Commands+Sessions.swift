@@ -98,6 +98,20 @@ extension Commands {
 
     /// The spec for `arguments` and the arguments after its name:
     /// `sessions rm X` is "sessions rm", a bare `sessions` lists.
+    static let lock = CommandSpec(
+        name: "lock",
+        brief: "forget the store key cached for this login session",
+        summary: "Forget the session store's key cached in this login session: the next saved or resumed chat asks for the passphrase again.",
+        options: [],
+        positionals: 0...0,
+        details: """
+            A passphrase typed at a terminal unlocks the store once per login session: the key derived from it \
+            is kept in the kernel's session keyring (keyrings(7)) and forgotten after 8 hours without use, at \
+            logout, or with 'chatcli lock'. Set CHATCLI_KEY_CACHE_SECONDS to change that time; 0 turns the \
+            cache off. A passphrase given with --passphrase-fd or CHATCLI_PASSPHRASE is never cached.
+            """
+    )
+
     static func lookup(_ arguments: [String]) -> (CommandSpec, [String])? {
         guard let first = arguments.first else { return nil }
         if first == "sessions", arguments.count > 1,

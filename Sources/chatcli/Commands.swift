@@ -146,5 +146,5 @@ enum Commands {
             """
     )
 
-    static let all = [create, join, send, receive, lan, serve, doctor, resume] + sessions + [help, version, completion]
+    static let all = [create, join, send, receive, lan, serve, doctor, resume] + sessions + [lock, help, version, completion]
 }

@@ -57,6 +57,7 @@ enum ManPage {
         ("CHATCLI_SERVER", "The signaling server when --server is not given (default \(Commands.defaultServer))."),
         ("CHATCLI_PASSPHRASE", "The session store passphrase, when --passphrase-fd is not given."),
         ("CHATCLI_NEW_PASSPHRASE", "The new passphrase for 'chatcli sessions passwd'."),
+        ("CHATCLI_KEY_CACHE_SECONDS", "How long the store key typed at a terminal stays cached in the session keyring without use (default 28800; 0 turns the cache off)."),
         ("CHATCLI_TURN_USERNAME", "Username for a TURN server given with --ice-server."),
         ("CHATCLI_TURN_PASSWORD", "Password for a TURN server given with --ice-server."),
         ("CHATCLI_TURN_SECRET", "The TURN shared secret for 'chatcli serve --turn-url' (or --turn-secret-file)."),

@@ -67,7 +67,7 @@ enum ResumeCommand {
         } catch {
             throw .store(error)
         }
-        let recorder = SessionRecorder(store: access.store, passphrase: access.passphrase, server: record.serverURL,
+        let recorder = SessionRecorder(store: access.store, credential: access.credential, server: record.serverURL,
                                        queued: contents.pendingPurges, existingName: name, lock: lock)
         return (mode, server, recorder, identity, secret)
     }

@@ -42,10 +42,24 @@ extension StoreAccess {
                 throw .store(error)
             }
             do {
-                let contents = try store.read(passphrase: passphrase)
-                return .opened(StoreAccess(store: store, passphrase: passphrase), contents)
+                let (contents, key) = try store.unlock(.passphrase(passphrase))
+                guard onTerminal else { return .opened(StoreAccess(store: store, credential: .passphrase(passphrase)), contents) }
+                // Typed at a terminal: the derived key is cached for this login session.
+                let unlocked = if let key { key } else { try store.newKey(passphrase: passphrase) }
+                keyCache(for: store)?.save(unlocked)
+                return .opened(StoreAccess(store: store, credential: .key(unlocked)), contents)
             } catch .wrongPassphrase where onTerminal && !last {
                 retry = "Wrong passphrase. Session store passphrase (try \(attempt + 1) of \(tries)): "
+            } catch .wrongPassphrase where onTerminal && unsavedAllowed {
+                // Three wrong tries: the chat can still go on, unsaved.
+                do {
+                    if try source.confirm("Wrong passphrase three times. Go on without saving this session? [Y/n] ", defaultAnswer: true) {
+                        return .notSaving(reason: "the passphrase was wrong three times")
+                    }
+                } catch {
+                    throw .store(error)
+                }
+                throw .store(.wrongPassphrase)
             } catch {
                 throw .store(error)
             }

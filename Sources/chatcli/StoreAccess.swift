@@ -24,17 +24,43 @@ struct CommandFailure: Error {
 /// rewritten at each session transition.
 final class StoreAccess {
     let store: SessionStore
-    let passphrase: SecureBytes
+    let credential: StoreCredential
 
-    init(store: SessionStore, passphrase: SecureBytes) {
+    init(store: SessionStore, credential: StoreCredential) {
         self.store = store
-        self.passphrase = passphrase
+        self.credential = credential
     }
 
-    /// Why a session cannot be saved, or the opened store with its contents.
+    /// Why a session cannot be saved, or the opened store with its contents,
+    /// or (a chat at a terminal with no cached key) a store whose passphrase
+    /// is asked after the code is shown, while waiting for the peer.
     enum Opening {
         case notSaving(reason: String)
         case opened(StoreAccess, StoreContents)
+        case askLater(SessionStore)
+    }
+
+    /// The keyring's cache for `store`, unless CHATCLI_KEY_CACHE_SECONDS=0 turns it off.
+    static func keyCache(for store: SessionStore) -> StoreKeyCache? {
+        var timeout = StoreKeyCache.defaultTimeout
+        if let text = getenv("CHATCLI_KEY_CACHE_SECONDS").map({ String(cString: $0) }) {
+            guard let seconds = UInt32(text), seconds > 0 else { return nil }
+            timeout = seconds
+        }
+        return StoreKeyCache(storePath: store.path, timeout: timeout)
+    }
+
+    /// The store opened with the key cached in this login session, if there
+    /// is one and it still opens the store (a stale one is dropped).
+    static func openCached(_ store: SessionStore) -> Opening? {
+        guard let cache = keyCache(for: store), let key = cache.load() else { return nil }
+        do {
+            let (contents, _) = try store.unlock(.key(key))
+            return .opened(StoreAccess(store: store, credential: .key(key)), contents)
+        } catch {
+            cache.drop()
+            return nil
+        }
     }
 
     /// The store in the default directory; nil without `$XDG_DATA_HOME` or `$HOME`.
@@ -50,7 +76,13 @@ final class StoreAccess {
     /// check the passphrase (see ``unlock(_:with:unsavedAllowed:)`` for the
     /// terminal's retries). `unsavedAllowed`: the command can go on without
     /// the store (create, join), so an empty passphrase offers that.
-    static func open(_ args: ParsedArguments, unsavedAllowed: Bool = false) throws(CommandFailure) -> Opening {
+    ///
+    /// On a terminal, a key cached in this login session opens the store
+    /// without a question; `askLater` (an interactive chat) asks nothing
+    /// now when there is none: the chat asks once the code is on screen.
+    static func open(_ args: ParsedArguments, unsavedAllowed: Bool = false, askLater: Bool = false) throws(CommandFailure)
+        -> Opening
+    {
         guard let store = defaultStore() else {
             return .notSaving(reason: "neither XDG_DATA_HOME nor HOME is set")
         }
@@ -58,6 +90,10 @@ final class StoreAccess {
         else {
             return .notSaving(reason: "no passphrase: set CHATCLI_PASSPHRASE, use --passphrase-fd N, or run on a terminal")
         }
+        // A passphrase given by a script is used as given, never the cache.
+        guard source == .terminal else { return try unlock(store, with: source, unsavedAllowed: unsavedAllowed) }
+        if let cached = openCached(store) { return cached }
+        if askLater { return .askLater(store) }
         return try unlock(store, with: source, unsavedAllowed: unsavedAllowed)
     }
 
@@ -78,6 +114,6 @@ final class StoreAccess {
 
     /// Runs one read-modify-write transaction.
     func update<R>(_ body: (inout StoreContents) throws(SessionStoreError) -> R) throws(SessionStoreError) -> R {
-        try store.withLockedStore(passphrase: passphrase, body)
+        try store.withLockedStore(credential, body)
     }
 }

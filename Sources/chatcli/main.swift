@@ -1,5 +1,6 @@
 import ChatClient
 import Glibc
+import SessionStore
 import Terminal
 import Wire
 
@@ -49,6 +50,12 @@ case "doctor": exit(DoctorCommand.run(parsed))
 case "send": exit(TransferCommand.send(parsed))
 case "receive": exit(TransferCommand.receive(parsed))
 case "resume": exit(ResumeCommand.run(parsed))
+case "lock":
+    guard let store = StoreAccess.defaultStore() else { usageFailure("neither XDG_DATA_HOME nor HOME is set: there is no session store") }
+    let dropped = StoreKeyCache(storePath: store.path).drop()
+    Output.write(dropped ? "Locked: the next saved or resumed chat asks for the passphrase.\n"
+                         : "Nothing to lock: no store key is cached in this login session.\n", to: 2)
+    exit(0)
 case "help", "version", "completion": exit(AboutCommand.run(spec.name, parsed))
 case let sessions where sessions.hasPrefix("sessions"): exit(SessionsCommand.run(spec.name, parsed))
 default: usageFailure("unknown command '\(name)'")

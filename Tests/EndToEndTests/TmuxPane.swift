@@ -90,21 +90,22 @@ final class TmuxPane {
     func press(_ keys: String...) { _ = try? tmux(["send-keys", "-t", session] + keys) }
 
     /// The visible screen; with `escapes`, SGR attributes included (`capture-pane -e`).
-    func screen(escapes: Bool = false) -> String {
-        (try? tmux(["capture-pane", "-p", "-t", session] + (escapes ? ["-e"] : []))) ?? ""
+    /// The visible screen; with `history`, everything that scrolled off it too.
+    func screen(escapes: Bool = false, history: Bool = false) -> String {
+        (try? tmux(["capture-pane", "-p", "-t", session] + (escapes ? ["-e"] : []) + (history ? ["-S", "-"] : []))) ?? ""
     }
 
     var title: String { ((try? tmux(["display-message", "-p", "-t", session, "#{pane_title}"])) ?? "").trimmingCharacters(in: .newlines) }
 
     /// Polls the screen until `match` holds; the last screen either way.
     @discardableResult
-    func waitFor(timeout: TimeInterval = 15, _ match: (String) -> Bool) -> (ok: Bool, screen: String) {
+    func waitFor(timeout: TimeInterval = 15, history: Bool = false, _ match: (String) -> Bool) -> (ok: Bool, screen: String) {
         let deadline = Date().addingTimeInterval(timeout)
-        var text = screen()
+        var text = screen(history: history)
         while !match(text) {
             if Date() > deadline { return (false, text) }
             usleep(50_000)
-            text = screen()
+            text = screen(history: history)
         }
         return (true, text)
     }

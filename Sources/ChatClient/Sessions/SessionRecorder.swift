@@ -11,7 +11,7 @@ import SessionStore
 public final class SessionRecorder {
     let store: SessionStore
     /// Kept for the whole chat: the store is rewritten at each transition.
-    let passphrase: SecureBytes
+    let credential: StoreCredential
     let server: String
     /// The name the user asked for (`--name`), else the code is used.
     let requestedName: String?
@@ -30,10 +30,16 @@ public final class SessionRecorder {
     /// `attach` sends it through the chat's events.
     public var warn: (String) -> Void = { _ in }
 
-    public init(store: SessionStore, passphrase: SecureBytes, server: String, queued: [String: [String]],
+    public convenience init(store: SessionStore, passphrase: SecureBytes, server: String, queued: [String: [String]],
+                requestedName: String? = nil, expiresIn: Int? = nil, existingName: String? = nil, lock: SessionLock? = nil) {
+        self.init(store: store, credential: .passphrase(passphrase), server: server, queued: queued,
+                  requestedName: requestedName, expiresIn: expiresIn, existingName: existingName, lock: lock)
+    }
+
+    public init(store: SessionStore, credential: StoreCredential, server: String, queued: [String: [String]],
                 requestedName: String? = nil, expiresIn: Int? = nil, existingName: String? = nil, lock: SessionLock? = nil) {
         self.store = store
-        self.passphrase = passphrase
+        self.credential = credential
         self.server = server
         self.queued = queued
         self.requestedName = requestedName
@@ -54,10 +60,10 @@ public final class SessionRecorder {
             manager?.notice = "Saved as session \"\(saved)\"; if this chat is cut off, continue it with: chatcli resume \(saved)"
         }
         guard !queued.isEmpty else { return }
-        Purger.purge(queued, caFile: caFile, loop: loop) { [weak self, store, passphrase, queued] outcomes in
+        Purger.purge(queued, caFile: caFile, loop: loop) { [weak self, store, credential, queued] outcomes in
             var lines: [String] = []
             do {
-                try store.withLockedStore(passphrase: passphrase) { contents throws(SessionStoreError) in
+                try store.withLockedStore(credential) { contents throws(SessionStoreError) in
                     lines = PurgeReport.settleQueue(queued, outcomes, in: &contents)
                 }
             } catch {
@@ -97,7 +103,7 @@ public final class SessionRecorder {
     }
 
     private func add(code: String, deviceID: String, _ make: (String) -> SessionRecord) throws(SessionStoreError) -> String {
-        let name = try store.withLockedStore(passphrase: passphrase) { contents throws(SessionStoreError) in
+        let name = try store.withLockedStore(credential) { contents throws(SessionStoreError) in
             // The name was checked before the room existed; another chatcli may have taken it since.
             let name = contents.uniqueName(base: requestedName ?? String(code.prefix(6)))
             try contents.add(make(name))
@@ -126,7 +132,7 @@ public final class SessionRecorder {
     private func change(_ edit: (inout SessionRecord) -> Void) throws(SessionStoreError) {
         guard let name else { return }
         do {
-            try store.withLockedStore(passphrase: passphrase) { contents throws(SessionStoreError) in
+            try store.withLockedStore(credential) { contents throws(SessionStoreError) in
                 try contents.update(name: name, edit)
             }
         } catch .unknownSession {

@@ -25,6 +25,8 @@ public final class InteractiveChat {
     var myName: String?
     var peerName: String?
     var lastInterrupt: Instant?
+    /// A question for a secret in the prompt line (the store passphrase), if one waits.
+    var secret: SecretQuestion?
     /// File transfers on this chat (`/send`, `/accept`), when wired.
     public var files: FileTransfers? {
         didSet { files?.onUpdate = { [weak self] in self?.transferUpdate($0) } }
@@ -56,7 +58,7 @@ public final class InteractiveChat {
         printer.sink = { [weak self] in self?.handle($0) }
         editor.install()
         updatePrompt()
-        watch = try loop.watchReadable(fd: 0) { [weak self] in self?.editor.readAvailable() }
+        watch = try loop.watchReadable(fd: 0) { [weak self] in self?.readInput() }
         show(.notice, "Type a message and press Enter; /help lists the commands.")
         refreshPromptLater()
     }
@@ -71,6 +73,7 @@ public final class InteractiveChat {
 
     /// Restores the terminal; safe to call more than once.
     public func stop() {
+        finishSecret(with: nil)
         watch?.cancel()
         watch = nil
         promptRefresh?.cancel()
@@ -81,6 +84,11 @@ public final class InteractiveChat {
 
     /// Ctrl-C: the first clears the line; a second within two seconds leaves.
     public func interrupt() {
+        if secret != nil {
+            // Ctrl-C at the question skips it; the chat goes on.
+            finishSecret(with: nil)
+            return
+        }
         let now = loop.now
         if let last = lastInterrupt, now - last < Self.interruptWindow {
             manager.interrupt(signal: SIGINT)
@@ -124,6 +132,7 @@ public final class InteractiveChat {
     }
 
     func updatePrompt() {
+        guard secret == nil else { return }   // the question keeps the prompt line
         let prompt = style.prompt(manager.phase, reconnecting: everConnected, verified: safetyWords.verified,
                                   waiting: manager.undeliveredMessages, transfers: transferStatus)
         guard prompt != editor.prompt else { return }
