@@ -17,6 +17,19 @@ extension CommandSpec {
 }
 
 enum HelpText {
+    /// What people run most, for `--help` and the man page's EXAMPLES.
+    static let examples: [(command: String, meaning: String)] = [
+        ("chatcli serve", "run a server (port 8080) for both of you"),
+        ("chatcli create --server http://HOST:8080", "start a chat; prints a code like 123456-brave-calm"),
+        ("chatcli join 123456-brave-calm --server http://HOST:8080", "join it on the other machine"),
+        ("chatcli join http://HOST:8080/j/123456#brave-calm", "the same, with the invite link"),
+        ("chatcli send photo.jpg notes/", "send files and folders; prints a code"),
+        ("chatcli receive 123456-brave-calm", "receive them"),
+        ("chatcli create --lan", "chat on this local network, no server"),
+        ("chatcli resume 123456", "continue a saved chat that was cut off"),
+        ("chatcli doctor --server http://HOST:8080", "check the server, the NAT and the relays"),
+    ]
+
     /// Joins `items` with spaces into lines of at most `width` columns (an
     /// option and its value never part), the continuation lines indented so
     /// the options line up under the first.
@@ -57,6 +70,10 @@ enum HelpText {
             let pad = String(repeating: " ", count: max(2, 36 - left.count))
             lines.append("  " + left + pad + spec.brief)
         }
+        lines += ["", "First, both people need the same server: run 'chatcli serve' on a machine both can reach",
+                  "(or use one someone runs), and pass it with --server URL or CHATCLI_SERVER. On one local network,",
+                  "--lan needs no server.", "", "Examples:"]
+        lines += examples.map { "  " + $0.command + String(repeating: " ", count: max(2, 46 - $0.command.count)) + "# " + $0.meaning }
         lines += [
             "",
             "Run 'chatcli COMMAND --help' (or 'chatcli help COMMAND') for a command's options.",

@@ -46,6 +46,10 @@ enum ManPage {
         for (path, meaning) in files {
             out += [".TP", ".I " + escape(path), escape(meaning)]
         }
+        out.append(".SH EXAMPLES")
+        for example in HelpText.examples {
+            out += [".TP", ".B " + escape(example.command), escape(example.meaning[example.meaning.startIndex].uppercased() + example.meaning.dropFirst() + ".")]
+        }
         out += [".SH EXIT STATUS"] + paragraphs(
             "0 normal end, 1 failure (one sentence on stderr), 2 usage error, 130 interrupted (Ctrl-C, SIGINT), "
                 + "143 terminated (SIGTERM).")

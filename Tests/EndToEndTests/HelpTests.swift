@@ -78,6 +78,20 @@ import Testing
         }
     }
 
+    /// What to run first, and examples, in `--help` and the man page (issue 29).
+    @Test func helpAndTheManPageSayWhatToRunFirstWithExamples() throws {
+        let help = try run(["--help"])
+        let text = help.stdout.joined(separator: "\n")
+        #expect(text.contains("First, both people need the same server: run 'chatcli serve'"), "\(text)")
+        #expect(text.contains("Examples:\n  chatcli serve "), "\(text)")
+        #expect(text.contains("  chatcli join 123456-brave-calm --server http://HOST:8080"), "\(text)")
+        let man = try run(["help", "--man"]).stdout.joined(separator: "\n")
+        let examples = try #require(man.range(of: ".SH EXAMPLES\n"), "\(man)")
+        let section = man[examples.upperBound...].prefix { _ in true }.components(separatedBy: ".SH ")[0]
+        #expect(section.contains(".B chatcli create \\-\\-server http://HOST:8080"), "\(section)")
+        #expect(section.contains("Continue a saved chat that was cut off."), "\(section)")
+    }
+
     @Test(arguments: [
         (["help", "nosuch"], "chatcli: there is no command 'nosuch'; 'chatcli help' lists them"),
         (["help", "sessions", "nosuch"], "chatcli: there is no command 'sessions nosuch'; 'chatcli help' lists them"),
