@@ -65,3 +65,33 @@ struct InteractiveFileTests {
         #expect(FileManager.default.fileExists(atPath: dir + "/in/huge.bin.part"), "the partial file is kept for a resume")
     }
 }
+
+/// `chatcli receive` at a terminal: its "Accept it? [y/N]" question stays the
+/// last line while notices arrive (issue 29): the second offer's sentence is
+/// printed above it and the question asked again below.
+@Suite(.serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
+struct ReceiveQuestionTests {
+    @Test func theQuestionStaysTheLastLineWhileAnotherOfferArrives() throws {
+        let server = try ServerProcess()
+        let dir = Harness.temporaryDirectory()
+        try Data("first".utf8).write(to: URL(fileURLWithPath: dir + "/one.txt"))
+        try Data("second".utf8).write(to: URL(fileURLWithPath: dir + "/two.txt"))
+        let out = Harness.temporaryDirectory()
+        let sender = try ChildProcess.chatcli(["send", dir + "/one.txt", dir + "/two.txt", "--server", server.url, "--json"], name: "sender")
+        let code = try FileTransferTests.code(sender)
+        let pane = try TmuxPane(name: "receive", command: [Harness.chatcliPath, "receive", code, "--out", out, "--server", server.url],
+                                environment: ["LANG": "C.UTF-8", "TERM": "screen", "NO_COLOR": "1"])
+        defer { pane.kill() }
+        let both = pane.waitFor(timeout: 30) { $0.contains("two.txt") && $0.contains("one.txt") }
+        #expect(both.ok, "\(both.screen)")
+        let lines = pane.screen().split(separator: "\n").map(String.init).filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
+        #expect(lines.last?.hasPrefix("Accept it? [y/N]") == true, "the question is the last line: \(lines)")
+        #expect(lines.filter { $0.contains("Accept it?") && $0.count > "Accept it? [y/N] ".count + 2 }.isEmpty,
+                "nothing printed into the question's line: \(lines)")
+        pane.enter("y")
+        #expect(pane.waitFor { $0.components(separatedBy: "Accept it? [y/N]").count >= 2 }.ok, "\(pane.screen())")
+        pane.enter("y")
+        #expect(sender.waitForExit(timeout: 30) == 0, "\(sender.transcript)")
+        #expect(FileManager.default.contents(atPath: out + "/two.txt") == Data("second".utf8))
+    }
+}
