@@ -11,6 +11,7 @@ CHATCLI_APT_PACKAGES=(
   avahi-daemon avahi-utils dbus
   libqrencode-dev zbar-tools
   libkeyutils-dev keyutils
+  dpkg-dev lintian mmdebstrap
 )
 # PyPI packages for the independent interop peers.
 CHATCLI_PIP_PACKAGES=(websockets aiortc)
