@@ -22,7 +22,7 @@ import Testing
         let world = try World()
         let (alice, bob) = try PAKETests.start(world, bobCode: { String($0.prefix(6)) }, unproven: .ask)
         try #require(world.run(until: { Self.sas(alice) != nil && Self.sas(bob) != nil }), "\(alice.events)\n\(bob.events)")
-        #expect(PAKETests.unproven(alice) == [.noPAKE] && PAKETests.unproven(bob) == [.digitsOnly])
+        #expect(PAKETests.unproven(alice) == [.noPAKE] && PAKETests.unproven(bob) == [.digitsOnly], "\(alice.events)\n\(bob.events)\n\(alice.peers.map(\.sentControl)) \(bob.peers.map(\.sentControl))")
         #expect(alice.session.phase == .unproven && bob.session.phase == .unproven)
         // Long after the channel opened: still nothing either way.
         world.run(for: .seconds(60))
@@ -53,19 +53,23 @@ import Testing
         #expect(Self.sas(alice) == Self.sas(bob), "no one in the middle: the same words")
     }
 
-    @Test func aScriptWithoutAcceptUnprovenEndsHavingSentAndShownNothing() throws {
+    /// Either side a script without --accept-unproven, the other one that accepts up front.
+    @Test(arguments: [true, false])
+    func aScriptWithoutAcceptUnprovenEndsHavingSentAndShownNothing(creatorRefuses: Bool) throws {
         let world = try World()
-        let (alice, bob) = try PAKETests.start(world, bobCode: { String($0.prefix(6)) }, unproven: .refuse)
-        #expect(world.run(until: { alice.status != nil && bob.status != nil }), "\(alice.events)\n\(bob.events)")
-        #expect(alice.status == 1 && bob.status == 1)
-        for client in [alice, bob] {
-            #expect(client.events.contains(.error(.peerUnproven)), "\(client.events)")
-            #expect(client.messages.isEmpty && !Self.announced(client))
-            #expect(client.peers.allSatisfy { $0.sentOnChat == 0 }, "not one line sent")
-            // The event says why before the error does.
-            let said = try #require(client.events.firstIndex { if case .unproven = $0 { true } else { false } })
-            #expect(said < (client.events.firstIndex(of: .error(.peerUnproven)) ?? 0))
-        }
+        let (alice, bob) = try PAKETests.start(world, bobCode: { String($0.prefix(6)) }, unproven: creatorRefuses ? .refuse : .accept,
+                                               bobUnproven: creatorRefuses ? .accept : .refuse)
+        let script = creatorRefuses ? alice : bob
+        #expect(world.run(until: { script.status != nil }), "\(alice.events)\n\(bob.events)")
+        #expect(script.status == 1)
+        #expect(script.events.contains(.error(.peerUnproven)), "\(script.events)")
+        #expect(!script.events.contains { if case .undelivered = $0 { true } else { false } }, "one sentence: \(script.events)")
+        #expect(script.messages.isEmpty && !Self.announced(script))
+        #expect(script.peers.allSatisfy { $0.sentOnChat == 0 }, "not one line sent")
+        #expect(script.peers.allSatisfy { $0.sentControl.allSatisfy { $0.contains(#""type":"pake""#) } }, "\(script.peers.map(\.sentControl))")
+        // The event says why before the error does.
+        let said = try #require(script.events.firstIndex { if case .unproven = $0 { true } else { false } })
+        #expect(said < (script.events.firstIndex(of: .error(.peerUnproven)) ?? 0))
         #expect(ClientError.peerUnproven.code == "unproven_peer")
         #expect(ClientError.peerUnproven.message.contains("--accept-unproven"))
     }
@@ -85,7 +89,8 @@ import Testing
 
     @Test func aBrowserPeerWaitsForThePersonToo() throws {
         let world = try World()
-        let (alice, bob) = try PAKETests.start(world, bobCode: { String($0.prefix(6)) }, bobPlain: true, unproven: .ask)
+        // The browser itself runs no gate (it is not chatcli): as --accept-unproven.
+        let (alice, bob) = try PAKETests.start(world, bobCode: { String($0.prefix(6)) }, bobPlain: true, unproven: .ask, bobUnproven: .accept)
         try #require(world.run(until: { Self.sas(alice) != nil }))
         world.run(for: .seconds(30))
         #expect(alice.messages.isEmpty && bob.messages.isEmpty && alice.peers.allSatisfy { $0.sentOnChat == 0 })

@@ -193,7 +193,7 @@ final class MITMServer {
     func expectNothingRelayed(sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(relayed("chat").isEmpty, "\(process.transcript)", sourceLocation: sourceLocation)
         #expect(relayed("ctl").allSatisfy { $0.text.contains(#""type":"pake""#) }, "\(process.transcript)", sourceLocation: sourceLocation)
-        #expect(!process.stdout.contains { $0.contains(#""event":"channel""#) }, "no file channel: \(process.transcript)", sourceLocation: sourceLocation)
+        #expect(!process.stdout.contains { $0.contains(#""event": "channel""#) }, "no file channel: \(process.transcript)", sourceLocation: sourceLocation)
     }
 
     /// Python helpers inherit a blocked SIGTERM: SIGKILL.

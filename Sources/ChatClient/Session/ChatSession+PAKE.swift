@@ -42,6 +42,8 @@ struct CodeAuthentication {
     var acceptedFingerprint: [UInt8]?
     /// Without a secret: the user was told the peer's code had one.
     var toldUnproven = false
+    /// Without a secret: the peer was told on this connection that we run no PAKE.
+    var toldPeerNoPAKE = false
 
     /// Chat messages may flow (both ways) on the current connection.
     var allowsChat: Bool { settled != nil }
@@ -91,6 +93,7 @@ extension ChatSession {
         }
         guard codeAuth.secret != nil, !codeAuth.ran else {
             judgeWithoutPAKE()
+            startPAKEIfReady()
             return
         }
         guard peer?.peerRunsCodePAKE ?? false else {
@@ -131,14 +134,22 @@ extension ChatSession {
 
     func codeConnectionEnded() {
         codeAuth.handshake = nil
+        codeAuth.toldPeerNoPAKE = false
         dropHeld()
         codeAuth.settled = nil
         timers.cancel(.pakeDeadline)
     }
 
-    /// The offerer starts once both channels are open (the answerer waits for its share).
+    /// The offerer starts once both channels are open (the answerer waits
+    /// for its share). Without a secret, a peer that runs the PAKE is told
+    /// at once, so that it does not wait for its deadline.
     func startPAKEIfReady() {
-        guard codeAuth.settled == nil, codeAuth.heldConnected != nil, let peer, peer.isOpen, peer.isControlOpen,
+        guard let peer, peer.isOpen, peer.isControlOpen else { return }
+        guard codeAuth.secret != nil else {
+            if !codeAuth.ran, peer.peerRunsCodePAKE { tellPeerNoPAKE() }
+            return
+        }
+        guard codeAuth.settled == nil, codeAuth.awaiting == nil, codeAuth.heldConnected != nil,
               peer.isOfferer, let handshake = makeHandshake() else { return }
         if let first = handshake.start() { sendPAKE(first) }
     }
@@ -160,7 +171,7 @@ extension ChatSession {
             // We typed only the digits; the peer's code had a secret part
             // (it started the PAKE, or says it waited for one in vain).
             switch message {
-            case .share?: sendPAKE(.unproven)
+            case .share?: tellPeerNoPAKE()
             case .unproven?: break
             default: return
             }
@@ -248,6 +259,12 @@ extension ChatSession {
         emit(.error(.pakeFailed))
         closeSession()
         leave(status: 1)
+    }
+
+    private func tellPeerNoPAKE() {
+        guard !codeAuth.toldPeerNoPAKE else { return }
+        codeAuth.toldPeerNoPAKE = true
+        sendPAKE(.unproven)
     }
 
     private func sendPAKE(_ message: PAKEMessage) {
