@@ -24,18 +24,19 @@ struct TrustGateEndToEndTests {
         defer { alice.kill() }
         let dir = Harness.temporaryDirectory()
         try Data("the plans\n".utf8).write(to: URL(fileURLWithPath: dir + "/secret-plans.txt"))
+        // Typed and offered before Bob is even there: queued, and never sent.
+        alice.enter("for bob only")
+        alice.enter("/send \(dir)/secret-plans.txt")
+        #expect(alice.waitFor("waiting for your peer to accept").ok, "\(alice.screen())")
         let bob = try ChildProcess.chatcli(["join", code, "--server", mitm.url, "--json", "--no-store"], name: "bob")
-        let asked = alice.waitFor("[unverified peer · /verify ok to start] >", timeout: 60)
+        let asked = alice.waitFor("Safety words: ", timeout: 60)
         try #require(asked.ok, "\(asked.screen)\n\(mitm.process.transcript)")
         let unwrapped = asked.screen.replacingOccurrences(of: "\n", with: "")
         #expect(unwrapped.contains("did not prove the code's secret part") && unwrapped.contains("Nothing is sent or shown until you accept"), "\(asked.screen)")
-        #expect(asked.screen.contains("Safety words: ") && unwrapped.contains("type /verify ok to start the chat"), "\(asked.screen)")
-        alice.enter("for bob only")
-        #expect(alice.waitFor("Not sent yet: your peer is not verified").ok, "\(alice.screen())")
-        alice.enter("/send \(dir)/secret-plans.txt")
         // Bob typed the whole code: he fails, and Alice hears that he left.
         #expect(bob.waitForExit(timeout: 60) == 1 && bob.stdout.contains { $0.contains(#""error":"pake_failed""#) }, "\(bob.transcript)")
         #expect(alice.waitFor("Your peer left", timeout: 60).ok, "\(alice.screen())\n\(mitm.process.transcript)")
+        #expect(!alice.screen().replacingOccurrences(of: "\n", with: "").contains("Connected"), "\(alice.screen())")
         mitm.expectNothingRelayed()
         #expect(!mitm.process.transcript.contains("secret-plans") && !mitm.process.transcript.contains("for bob only"))
     }
@@ -56,17 +57,17 @@ struct TrustGateEndToEndTests {
         try #require(asked.ok, "\(asked.screen)\n\(mitm.process.transcript)")
         alice.enter("typed before accepting")
         // Bob's line reached the server and went on to Alice, who shows nothing of it.
-        #expect(mitm.waitForRelay("chat", timeout: 60) { $0 == "hello alice" } == "answerer", "\(mitm.process.transcript)\n\(bob.transcript)")
+        let bobSide = try #require(mitm.waitForRelay("chat", timeout: 60) { $0 == "hello alice" }, "\(mitm.process.transcript)\n\(bob.transcript)")
         #expect(alice.waitFor("Not sent yet: your peer is not verified").ok, "\(alice.screen())")
         #expect(!alice.screen().contains("peer: hello alice"), "\(alice.screen())")
-        #expect(mitm.relayed("chat").allSatisfy { $0.from == "answerer" }, "nothing from Alice: \(mitm.process.transcript)")
+        #expect(mitm.relayed("chat").allSatisfy { $0.from == bobSide }, "nothing from Alice: \(mitm.process.transcript)")
         let words = try #require(bob.waitForEvent("connected", timeout: 10)?["sas"] as? String)
         #expect(!alice.screen().replacingOccurrences(of: "\n", with: "").contains("Safety words: \(words)"), "Alice's words differ from Bob's")
 
         alice.enter("/verify ok")
         #expect(alice.waitFor("peer: hello alice", timeout: 30).ok, "\(alice.screen())")
         #expect(bob.waitForMessages(count: 1, timeout: 30) == ["typed before accepting"], "\(bob.transcript)")
-        #expect(mitm.waitForRelay("chat") { $0 == "typed before accepting" } == "offerer", "\(mitm.process.transcript)")
+        #expect(mitm.waitForRelay("chat") { $0 == "typed before accepting" } != bobSide, "\(mitm.process.transcript)")
         #expect(alice.waitFor("[connected · direct · verified] >").ok, "\(alice.screen())")
     }
 }
