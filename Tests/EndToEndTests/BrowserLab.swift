@@ -108,7 +108,8 @@ final class BrowserLab {
 
     /// The same, with `CHATCLI_DEBUG_SESSION` set: a trace of the session on standard error.
     func tracedChatcli(_ arguments: [String], name: String) throws -> ChildProcess {
-        try exec(["/usr/bin/env", "CHATCLI_DEBUG_SESSION=1", Harness.chatcliPath] + arguments + ["--server", url, "--json", "--no-store"], name: name)
+        try exec(["/usr/bin/env", "CHATCLI_DEBUG_SESSION=1", Harness.chatcliPath] + arguments + ["--server", url, "--json", "--no-store", "--accept-unproven"],
+                 name: name)
     }
 
     /// `mdns`: the browser's default of hiding host addresses behind `.local` names.

@@ -174,7 +174,7 @@ struct InteractiveTests {
         let server = try ServerProcess()
         let (alice, code) = try Self.create(server, colors: true)
         defer { alice.kill() }
-        let script = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "scripted")
+        let script = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json", "--accept-unproven"], name: "scripted")
         #expect(script.waitForEvent("connected", timeout: 20) != nil, "\(script.transcript)")
         script.write("before\n\u{1B}[2J\u{1B}[H\u{1B}[31mRED\u{1B}[0m\n\u{1B}]0;pwned\u{07}\u{1B}]2;pwned\u{1B}\\after\n")
         let after = alice.waitFor("peer: after")
