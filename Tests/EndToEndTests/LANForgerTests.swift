@@ -4,13 +4,15 @@ import Testing
 extension LANTests {
     /// Someone on the LAN copies a waiting chat's advertisement (its salt
     /// and proof, heard with avahi-browse) and publishes it pointing at a
-    /// man in the middle of its own (`mitm_server.py`, relaying to the real
-    /// creator's endpoint and terminating both WebRTC connections). A joiner
-    /// that does not hear the real chat (multicast from it dropped) finds
-    /// the forgery and goes through it: the PAKE, relayed faithfully, fails
-    /// on both sides (`pake_failed`), and not one line or name crosses.
-    @Test(.enabled(if: AvahiDaemon.installed, "avahi-daemon is not installed"))
-    func aForgerCopyingAChatsProofGetsPakeFailedAndNothing() throws {
+    /// chat of its own: a `chatcli serve` on its host with a room under the
+    /// same six digits (which the proof stands for: brute-forced offline, or
+    /// overheard) and an aiortc peer waiting in it. A joiner that does not
+    /// hear the real chat (multicast from it dropped) finds the forgery and
+    /// pairs with it: having typed the whole code it fails the PAKE at once
+    /// (`pake_failed`), shows nothing of the forger's and sends it nothing;
+    /// a joiner with the digits alone is refused too (`unproven_peer`).
+    @Test(.enabled(if: AvahiDaemon.installed, "avahi-daemon is not installed"), arguments: [true, false])
+    func aForgerCopyingAChatsProofGetsPakeFailedAndNothing(wholeCode: Bool) throws {
         let lab = try LANLab(hosts: 3)
         let (creator, forger, joiner) = (lab.hosts[0], lab.hosts[1], lab.hosts[2])
         // The joiner hears only the forger: mDNS from the creator's host is dropped there.
@@ -18,7 +20,6 @@ extension LANTests {
                    + " && ip netns exec \(joiner) ip6tables -A INPUT -p udp --dport 5353 -j DROP")
         let alice = try lab.chatcli(creator, ["create", "--lan", "--json", "--name", "real"], name: "alice")
         let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
-        alice.write("for bob only\n")
 
         let avahi = try AvahiDaemon(lab: lab, namespace: forger, interface: lab.links[1])
         var heard = ""
@@ -30,28 +31,36 @@ extension LANTests {
         func field(_ key: String) -> String? {
             heard.range(of: "\"\(key)=[^\"]*\"", options: .regularExpression).map { String(heard[$0].dropFirst(key.count + 2).dropLast()) }
         }
-        let salt = try #require(field("salt"), "\(heard)"), proof = try #require(field("proof")), port = try #require(field("port"))
+        let salt = try #require(field("salt"), "\(heard)"), proof = try #require(field("proof"))
 
-        let script = Harness.packageRoot + "/Tests/EndToEndTests/Python/mitm_server.py"
-        let mitm = try lab.exec(forger, [Harness.pythonPath, script, "http://198.18.9.1:\(port)", "--listen", "198.18.9.2"], name: "forger")
-        defer { mitm.signal(SIGKILL); _ = mitm.waitForExit() }
-        let listening = try #require(mitm.waitForEvent("listening", timeout: 30)?["port"] as? Int, "\(mitm.transcript)")
-        let publish = try lab.exec(forger, ["avahi-publish", "-s", "forged", "_chatcli._udp", "\(listening)", "v=1", "name=real",
-                                            "port=\(listening)", "salt=\(salt)", "proof=\(proof)"],
+        // The forger's own server (its namespace's ports are its own) and peer, under the same digits.
+        let serve = try lab.chatcli(forger, ["serve", "--host", "198.18.9.2", "--port", "8080", "--stun-port", "3478",
+                                             "--db", Harness.temporaryDirectory() + "/rooms.db"], name: "forger server")
+        defer { serve.signal(SIGKILL); _ = serve.waitForExit() }
+        try #require(serve.waitForLine(stderr: true, timeout: 15) { $0.contains("listening") } != nil, "\(serve.transcript)")
+        let lines = Harness.temporaryDirectory() + "/forged.json"
+        try Data(#"["forged hello"]"#.utf8).write(to: URL(fileURLWithPath: lines))
+        let peer = try lab.exec(forger, [Harness.pythonPath, Harness.packageRoot + "/Tests/EndToEndTests/Python/aiortc_peer.py",
+                                         "http://198.18.9.2:8080", "create", "--code", String(code.prefix(6)), "--send", lines, "--expect", "1"],
+                                name: "forger peer")
+        defer { peer.signal(SIGKILL); _ = peer.waitForExit() }
+        try #require(peer.waitForEvent("code", timeout: 30) != nil, "\(peer.transcript)")
+        let publish = try lab.exec(forger, ["avahi-publish", "-s", "forged", "_chatcli._udp", "8080", "v=1", "name=real",
+                                            "port=8080", "salt=\(salt)", "proof=\(proof)"],
                                    name: "avahi-publish", environment: avahi.environment)
         defer { publish.signal(SIGKILL) }
 
-        let bob = try lab.chatcli(joiner, ["join", code, "--lan", "--json"], name: "bob")
+        let bob = try lab.chatcli(joiner, ["join", wholeCode ? code : String(code.prefix(6)), "--lan", "--json"], name: "bob")
         bob.write("for alice only\n")
-        for p in [alice, bob] {
-            let error = try #require(p.waitForEvent("error", timeout: 60), "\(p.transcript)\n\(mitm.transcript)")
-            #expect(error["error"] as? String == "pake_failed", "\(p.transcript)\n\(mitm.transcript)")
-            #expect(p.waitForExit(timeout: 20) == 1, "\(p.transcript)")
-            #expect(!p.stdout.contains { $0.contains(#""event":"message""#) || $0.contains(#""event":"connected""#) }, "\(p.transcript)")
-        }
-        // Bob went through the forgery (its relay saw the PAKE), and nothing else crossed it.
-        #expect(mitm.stdout.contains { $0.contains(#""label": "ctl""#) && $0.contains("share") }, "\(mitm.transcript)")
-        #expect(!mitm.stdout.contains { $0.contains(#""label": "chat""#) || $0.contains(#""event": "channel""#) }, "\(mitm.transcript)")
-        #expect(!mitm.transcript.contains("for bob only") && !mitm.transcript.contains("for alice only"))
+        let error = try #require(bob.waitForEvent("error", timeout: 60), "\(bob.transcript)\n\(peer.transcript)")
+        #expect(error["error"] as? String == (wholeCode ? "pake_failed" : "unproven_peer"), "\(bob.transcript)")
+        #expect(bob.waitForExit(timeout: 20) == 1, "\(bob.transcript)")
+        #expect(!bob.stdout.contains { $0.contains(#""event":"message""#) || $0.contains(#""event":"connected""#) }, "\(bob.transcript)")
+        // Bob reached the forgery (its peer's channel opened), and nothing of his crossed to it.
+        #expect(peer.stdout.contains { $0.contains(#""event": "open""#) }, "\(peer.transcript)")
+        #expect(!peer.stdout.contains { $0.contains(#""event": "message""#) }, "\(peer.transcript)")
+        #expect(!alice.stdout.contains { $0.contains(#""event":"peer_joined""#) }, "the real chat never saw Bob: \(alice.transcript)")
+        alice.signal(SIGTERM)
+        _ = alice.waitForExit()
     }
 }

@@ -1,7 +1,7 @@
 """A malicious signaling server: a real man-in-the-middle for two WebRTC peers.
 
-Usage: python mitm_server.py UPSTREAM_URL [--no-pake-attribute] [--listen ADDRESS]
-  Listens on an ephemeral port of 127.0.0.1 (or ADDRESS) and prints
+Usage: python mitm_server.py UPSTREAM_URL [--no-pake-attribute]
+  Listens on an ephemeral port of 127.0.0.1 and prints
   {"event":"listening","url":"http://127.0.0.1:PORT"}. REST requests are piped
   unchanged to the honest server at UPSTREAM_URL (WireProtocol §1), and so is
   every WebSocket message (§2) but the WebRTC ones: each client's offer,
@@ -176,7 +176,6 @@ class Side:
 
 ROOMS = {}
 ANNOUNCE_PAKE = "--no-pake-attribute" not in sys.argv[2:]
-LISTEN = sys.argv[sys.argv.index("--listen") + 1] if "--listen" in sys.argv[2:] else "127.0.0.1"
 
 
 async def pipe(reader, writer):
@@ -258,9 +257,9 @@ async def serve(upstream_url):
         else:
             await http(head, reader, writer, upstream)
 
-    server = await asyncio.start_server(handle, LISTEN, 0)
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
-    emit({"event": "listening", "url": f"http://{LISTEN}:{port}", "port": port})
+    emit({"event": "listening", "url": f"http://127.0.0.1:{port}"})
     async with server:
         await server.serve_forever()
 
