@@ -29,6 +29,9 @@ public enum ChatEvent: Equatable, Sendable {
     /// The channel is back after the path was lost (`after`: how long it was down).
     /// In `--json` it is another `connected` event, with the path now in use.
     case reconnected(ConnectionInfo, after: Duration?, auth: PeerAuth = .none)
+    /// The code did not prove the connection's peer: nothing crosses until
+    /// it is accepted (ChatSession+Trust). `sas`: the words to compare.
+    case unproven(sas: String, reason: UnprovenReason)
     case message(String)
     /// A local line that could not be sent (`message_too_large`); the chat goes on.
     case notSent(code: String, message: String)
@@ -72,6 +75,8 @@ public enum ChatEvent: Equatable, Sendable {
         case .reconnected(let info, _, let auth):
             return Self.connectedJSON(info, auth: auth)
         case .message(let text): return ["event": "message", "text": .string(text)]
+        case .unproven(let sas, let reason):
+            return ["event": "unproven", "sas": .string(sas), "reason": .string(reason.rawValue), "message": .string(reason.explanation)]
         case .notSent(let code, let message): return ["event": "error", "error": .string(code), "message": .string(message)]
         case .progress, .notice, .controlReady, .control: return nil
         }

@@ -107,6 +107,11 @@ public final class ChatManager {
     }
     /// On the LAN: link-local IPv6 host candidates too (see `NetworkInterfaces`).
     public var linkLocalCandidates = false
+    /// A peer the code did not prove: refused, asked about or accepted (ChatSession+Trust).
+    public var unprovenPolicy: UnprovenPolicy {
+        get { session.options.unproven }
+        set { session.options.unproven = newValue }
+    }
     public var inviteServer: String? {
         get { session.options.inviteServer }
         set { session.options.inviteServer = newValue }
@@ -234,6 +239,8 @@ public final class ChatManager {
             // screen: killed right after showing it, we are not sent it again.
             if case .message = event { for link in links.values { link.pump() } }
             onEvent(event)
+            // The gate opened: file transfers held back until now may start.
+            if case .connected = event { files?.service() }
         case .session(let update):
             onSession?(update)
         case .finish(let code):

@@ -26,6 +26,9 @@ public enum ClientError: Error, Equatable, Sendable {
     /// The peer of a chat presented another certificate than the one pinned
     /// for it (`session`: the saved session's name, if it has one).
     case peerChanged(session: String?)
+    /// The code did not prove the peer and the script did not say
+    /// `--accept-unproven`: nothing was sent or shown.
+    case peerUnproven
     /// Local-network chat (`--lan`): discovery or advertising failed.
     case lan(LANFailure)
 
@@ -48,6 +51,7 @@ public enum ClientError: Error, Equatable, Sendable {
         case .peerConnectionFailed, .noTURN: return "connection_failed"
         case .pakeFailed: return "pake_failed"
         case .peerChanged: return "peer_changed"
+        case .peerUnproven: return "unproven_peer"
         case .lan: return "lan_failed"
         }
     }
@@ -108,6 +112,9 @@ public enum ClientError: Error, Equatable, Sendable {
         case .peerChanged(nil):
             return "Your peer presented another certificate than the one pinned for this chat, so it may not be your peer (someone may be intercepting): nothing was sent or shown. "
                 + "Start a new chat with 'chatcli create' if your peer really started over."
+        case .peerUnproven:
+            return "The code did not prove who your peer is, so nothing was sent or shown: compare the safety words with your peer "
+                + "over a call or in person, then run again with --accept-unproven (or use the whole code, like 123456-brave-calm)."
         case .lan(let failure):
             return failure.sentence
         }

@@ -110,6 +110,9 @@ enum ChatCommand {
         printer.qrCodes = EventPrinter.wantsQRCodes(json: args.has("json"))
         printer.colors = ChatStyle.colorsWanted(isTerminal: printer.qrCodes,
                                                 environment: ["NO_COLOR", "TERM"].reduce(into: [:]) { $0[$1] = environment($1) })
+        // The trust gate (ChatSession+Trust): a person is asked, a script must have said so in advance.
+        manager.unprovenPolicy = args.has("accept-unproven") || args.has("accept-new-peer") ? .accept
+            : InteractiveChat.wanted(json: args.has("json")) ? .ask : .refuse
         configure?(manager)
         let files = fileTransfers(args, manager: manager)
         if InteractiveChat.wanted(json: args.has("json")) {

@@ -22,13 +22,15 @@ extension Commands {
             .value("ca-file", "F", "Trust this CA (PEM) for an https:// server instead of the system store."),
             .flag("json", "Print one JSON event per line (for scripts)."),
             .flag("accept-new-peer", "Trust the certificate your peer shows now, instead of the one pinned for this session."),
+            acceptUnproven,
             .value("auto-accept", "DIR", "Accept every file your peer sends into DIR without asking."),
             passphraseFD,
         ],
         positionals: 1...1,
         details: "The session's server, code, room, device id and DTLS certificate come from the store, so your peer sees "
             + "the same certificate again; a peer that shows another certificate than the one pinned at the first connection "
-            + "is refused (error peer_changed) unless you pass --accept-new-peer. " + storeDetails
+            + "waits until you compare the safety words and type /verify ok; a script is refused (error peer_changed) "
+            + "unless you pass --accept-new-peer. " + storeDetails
     )
 
     static let purgeOptions: [OptionSpec] = [

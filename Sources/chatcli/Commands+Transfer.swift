@@ -6,6 +6,7 @@ extension Commands {
         .value("ca-file", "F", "Trust this CA (PEM) for an https:// server instead of the system store."),
         .flag("relay-only", "Connect only through the server's TURN relay: your peer never sees your IP addresses."),
         .flag("json", "Print one JSON event per line: code, connected, offer, progress, file_done, transfer_done, error."),
+        acceptUnproven,
     ]
 
     static let transferDetails = """
@@ -13,7 +14,9 @@ extension Commands {
         verified by the receiver. Folders keep their relative paths, permissions and empty folders; symbolic \
         links are sent as the file they name only when it is inside the folder. An interrupted transfer \
         resumes: run send again and receive again with the new code into the same --out folder, and only \
-        what is missing from NAME.part is sent (its first part is proven by hash).
+        what is missing from NAME.part is sent (its first part is proven by hash). Nothing (not even a name) \
+        crosses before the code proved the peer: with only the six digits, or a peer that cannot prove the \
+        code, both exit 1 having sent nothing unless started with --accept-unproven.
         """
 
     static let send = CommandSpec(

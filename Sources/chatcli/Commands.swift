@@ -51,11 +51,15 @@ enum Commands {
         .flag("relay-only", "Connect only through the server's TURN relay: your peer never sees your IP addresses."),
         .flag("hard-nat-probing", "Experimental: against a symmetric NAT, find a direct path by probing many ports (both sides need it)."),
         .flag("json", "Print one JSON event per line (for scripts)."),
+        acceptUnproven,
         .value("auto-accept", "DIR", "Accept every file your peer sends (/send) into DIR without asking (else /accept puts it in the current folder)."),
         .flag("no-store", "Do not save this session."),
         .value("name", "NAME", "Save the session under this name (default: the code)."),
         passphraseFD,
     ]
+
+    static let acceptUnproven = OptionSpec.flag(
+        "accept-unproven", "Go on with a peer the code did not prove (only the six digits, a browser): compare the safety words yourself.")
 
     static let defaultServer = "http://localhost:8080"
 
@@ -82,9 +86,13 @@ enum Commands {
         The six digits find the chat on the server; the two words never leave your machines: both sides prove \
         they typed the same code (a PAKE) before anything is shown or sent, so the chat is "verified by code" \
         and no safety words need comparing. A wrong code ends the chat on both sides, and the code cannot be \
-        tried again. With only the six digits (as an Inviso or browser peer knows them) the chat works \
-        unproven: compare the safety words. A code reads in any case, with spaces or dashes anywhere, \
-        unquoted, or as the whole invite link (https://server/j/123456#brave-calm, which also names the server).
+        tried again. With only the six digits (as an Inviso or browser peer knows them), or whenever the code \
+        did not prove the peer, nothing is sent or shown until you accept it: compare the five safety words \
+        with your peer, then type /verify ok (or /leave). A script states in advance that it accepts such a \
+        peer with --accept-unproven (it still gets the "unproven" event); without it, it exits 1 having sent \
+        nothing. Joining with the whole code never falls back to an unproven chat. A code reads in any case, with spaces or \
+        dashes anywhere, unquoted, or as the whole invite link (https://server/j/123456#brave-calm, which also \
+        names the server).
         """
 
     static let lanOption = OptionSpec.flag("lan", "No server: find each other on the local network (mDNS, DNS-SD _chatcli._udp).")

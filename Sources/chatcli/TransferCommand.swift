@@ -143,6 +143,7 @@ enum TransferCommand {
         let manager = ChatManager(loop: loop, connector: connector, mode: mode, onEvent: printer.emit)
         manager.extraICEServers = iceServers
         manager.relayOnly = args.has("relay-only")
+        manager.unprovenPolicy = args.has("accept-unproven") ? .accept : .refuse
         if server.description != Commands.defaultServer { manager.inviteServer = server.description }
         files.attach(to: manager)
         var result = outcome

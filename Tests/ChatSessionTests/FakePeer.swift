@@ -30,6 +30,8 @@ final class FakePeer: PeerTransport {
     var dead = false
     var chatMessagesAcknowledged = 0
     var sentOnChat = 0
+    /// Every `ctl` message sent (the PAKE's, `hello`, acks, names).
+    var sentControl: [String] = []
     var restarts = 0
 
     init(world: World, owner: String, certificate: String, association: Int, isOfferer: Bool, speaksControl: Bool) {
@@ -95,6 +97,7 @@ final class FakePeer: PeerTransport {
 
     func sendControl(_ text: String) throws(PeerConnectionError) {
         guard isControlOpen, !closed else { throw .channelNotOpen(label: "ctl") }
+        sentControl.append(text)
         world.transmit(from: self, .controlMessage(text))
     }
 

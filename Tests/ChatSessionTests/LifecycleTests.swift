@@ -23,6 +23,17 @@ import Testing
         }
     }
 
+    @Test func aPeerLeavingBeforeItGotWhatWasTypedIsReportedOnce() throws {
+        let world = try World()
+        let (alice, bob) = try world.pair()
+        for peer in alice.peers { peer.pathDown = true }   // what Alice types now stalls on the way
+        alice.type("never arrives")
+        bob.leaveNow()
+        #expect(world.run(until: { alice.status != nil }), "\(alice.events)")
+        #expect(alice.status == 1)
+        #expect(alice.count(.undelivered(1)) == 1, "one sentence, not two: \(alice.events)")
+    }
+
     @Test func bothQuittingAtOnceEndsBothCleanly() throws {
         let world = try World()
         let (alice, bob) = try world.pair()

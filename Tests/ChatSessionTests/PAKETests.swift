@@ -11,15 +11,21 @@ import Testing
 
     static func failedPAKE(_ client: Client) -> Bool { client.events.contains(.error(.pakeFailed)) }
 
+    /// The reasons of the client's `unproven` events, in order.
+    static func unproven(_ client: Client) -> [UnprovenReason] {
+        client.events.compactMap { if case .unproven(_, let reason) = $0 { reason } else { nil } }
+    }
+
     static func notices(_ client: Client) -> [String] {
         client.events.compactMap { if case .notice(let text) = $0 { text } else { nil } }
     }
 
     /// Alice creates; Bob joins with `code(aliceCode)`; lines typed at once on both sides.
-    static func start(_ world: World, bobCode: (String) -> String, bobPlain: Bool = false, alicePlain: Bool = false) throws -> (Client, Client) {
-        let alice = world.start("alice", .create(expiresIn: 600), plain: alicePlain)
+    static func start(_ world: World, bobCode: (String) -> String, bobPlain: Bool = false, alicePlain: Bool = false,
+                      unproven: UnprovenPolicy = .accept, bobUnproven: UnprovenPolicy? = nil) throws -> (Client, Client) {
+        let alice = world.start("alice", .create(expiresIn: 600), plain: alicePlain, unproven: unproven)
         try #require(world.run(until: { alice.code != nil }))
-        let bob = world.start("bob", .join(code: bobCode(alice.code ?? "")), plain: bobPlain)
+        let bob = world.start("bob", .join(code: bobCode(alice.code ?? "")), plain: bobPlain, unproven: bobUnproven ?? unproven)
         alice.type("from alice")
         bob.type("from bob")
         return (alice, bob)
@@ -78,13 +84,12 @@ import Testing
         #expect(alice.messages.isEmpty && bob.messages.isEmpty)
     }
 
-    @Test func aJoinerWithOnlyTheDigitsChatsUnprovenWithANoticeOnBothSides() throws {
+    @Test func aJoinerWithOnlyTheDigitsChatsUnprovenOnlyAfterSayingSoOnBothSides() throws {
         let world = try World()
         let (alice, bob) = try Self.start(world) { String($0.prefix(6)) }
         #expect(world.run(until: { alice.messages == ["from bob"] && bob.messages == ["from alice"] }), "\(alice.events) \(bob.events)")
         #expect(Self.auth(alice) == PeerAuth.none && Self.auth(bob) == PeerAuth.none)
-        #expect(Self.notices(alice).contains { $0.contains("did not prove") })
-        #expect(Self.notices(bob).contains { $0.contains("did not type") })
+        #expect(Self.unproven(alice) == [.noPAKE] && Self.unproven(bob) == [.digitsOnly], "said before anything crossed (--accept-unproven)")
     }
 
     @Test func aBrowserPeerWithTheDigitsChatsUnprovenAtOnceNotAfterTheDeadline() throws {
@@ -97,7 +102,7 @@ import Testing
         #expect(world.now - open <= world.peerLink.delay * 2, "at most one round trip, not the \(ChatSession.pakeDeadline) deadline")
         #expect(world.run(until: { alice.messages == ["from bob"] && bob.messages == ["from alice"] }), "\(alice.events) \(bob.events)")
         #expect(Self.auth(alice) == PeerAuth.none)
-        #expect(Self.notices(alice).contains { $0.contains("did not prove") })
+        #expect(Self.unproven(alice) == [.noPAKE])
     }
 
     @Test func aJoinerThatTypedASecretNeverFallsBackToAnUnprovenChat() throws {

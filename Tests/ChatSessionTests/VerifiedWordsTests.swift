@@ -68,18 +68,22 @@ import Testing
         #expect(restored == [.words])
     }
 
-    @Test func aVerifiedPeerThatComesBackWithAnotherCertificateIsStillRefused() throws {
+    @Test func aVerifiedPeerThatComesBackWithAnotherCertificateWaitsForThePersonAgain() throws {
         let world = try World()
-        let (alice, bob) = try Self.unprovenPair(world)
-        alice.session.peerVerifiedByWords(sas: try #require(Self.sas(alice)))
+        // Alice at her terminal; Bob a script that accepted up front.
+        let (alice, bob) = try PAKETests.start(world, bobCode: { String($0.prefix(6)) }, unproven: .ask, bobUnproven: .accept)
+        try #require(world.run(until: { TrustGateTests.sas(alice) != nil }))
+        #expect(alice.session.peerVerifiedByWords(sas: try #require(TrustGateTests.sas(alice))))
         alice.process()
+        try #require(world.run(until: { alice.messages == ["from bob"] && bob.messages == ["from alice"] }))
         world.crash(bob)
         world.run(for: .seconds(10))
         let impostor = world.start("bob", .resumeRoom(roomID: try #require(bob.roomID), deviceID: bob.session.deviceID),
                                    certificate: "mallory", pinnedPeer: PinningTests.pins(bob).last)
         impostor.type("trust me")
-        #expect(world.run(until: { alice.status != nil }), "\(alice.events)")
-        #expect(alice.status == 1 && alice.events.contains(.error(.peerChanged(session: nil))))
+        #expect(world.run(until: { PAKETests.unproven(alice).last == .peerChanged }), "\(alice.events)")
+        world.run(for: .seconds(30))
+        #expect(alice.status == nil && alice.session.phase == .unproven)
         #expect(!alice.messages.contains("trust me"))
     }
 }

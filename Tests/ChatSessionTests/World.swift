@@ -75,7 +75,8 @@ final class World {
 
     @discardableResult
     func start(_ name: String, _ mode: SessionMode, plain: Bool = false, interactive: Bool = false,
-               certificate: String? = nil, pinnedPeer: PinnedPeer? = nil, pinsPeer: Bool = true) -> Client {
+               certificate: String? = nil, pinnedPeer: PinnedPeer? = nil, pinsPeer: Bool = true,
+               unproven: UnprovenPolicy = .accept) -> Client {
         var options = ChatSession.Options(authority: "chat.test", host: "chat.test")
         var mode = mode
         // A code as printed (`123456-brave-bold`): the digits go to the server,
@@ -87,6 +88,8 @@ final class World {
         options.staysAfterPeerLeft = interactive
         options.pinnedPeer = pinnedPeer
         options.pinsPeer = pinsPeer
+        // Most scenarios are about delivery, not trust: an unproven peer is accepted as with --accept-unproven.
+        options.unproven = unproven
         let session = ChatSession(mode: mode, options: options, now: now, random: SeededRandom(seed: UInt64(clients.count + 100)))
         let client = Client(world: self, name: name, session: session, plain: plain, certificate: certificate)
         hosts[ObjectIdentifier(client)] = "\(name)#\(clients.count)"

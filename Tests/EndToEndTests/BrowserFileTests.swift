@@ -19,7 +19,7 @@ struct BrowserFileTests {
         let code = try #require(try browser.wait("document.getElementById('code-cli').textContent", timeout: 30, "a code") as? String)
         // A person at a terminal inside the lab's namespace, in the interactive chat.
         let pane = try TmuxPane(name: "wf-cli", command: [BrowserLab.netns, "exec", lab.name, "--", Harness.chatcliPath, "join", code,
-                                                          "--server", lab.url, "--no-store"],
+                                                          "--server", lab.url, "--no-store", "--accept-unproven"],
                                 environment: ["LANG": "C.UTF-8", "TERM": "screen", "NO_COLOR": "1"])
         defer { pane.kill() }
         #expect(pane.waitFor("[connected · direct] >", timeout: 60).ok, "\(pane.screen())")

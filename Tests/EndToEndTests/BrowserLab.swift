@@ -96,7 +96,8 @@ final class BrowserLab {
 
     /// `chatcli ARGS --server … --json --no-store` inside the namespace.
     func chatcli(_ arguments: [String], name: String) throws -> ChildProcess {
-        try exec([Harness.chatcliPath] + arguments + ["--server", url, "--json", "--no-store"], name: name)
+        // The page runs no PAKE yet: its peer is accepted up front, as a script must say in advance.
+        try exec([Harness.chatcliPath] + arguments + ["--server", url, "--json", "--no-store", "--accept-unproven"], name: name)
     }
 
     /// `iptables -w ARGS` in the namespace (the path between its peers).
@@ -107,7 +108,8 @@ final class BrowserLab {
 
     /// The same, with `CHATCLI_DEBUG_SESSION` set: a trace of the session on standard error.
     func tracedChatcli(_ arguments: [String], name: String) throws -> ChildProcess {
-        try exec(["/usr/bin/env", "CHATCLI_DEBUG_SESSION=1", Harness.chatcliPath] + arguments + ["--server", url, "--json", "--no-store"], name: name)
+        try exec(["/usr/bin/env", "CHATCLI_DEBUG_SESSION=1", Harness.chatcliPath] + arguments + ["--server", url, "--json", "--no-store", "--accept-unproven"],
+                 name: name)
     }
 
     /// `mdns`: the browser's default of hiding host addresses behind `.local` names.

@@ -96,9 +96,9 @@ import TestSupport
         if who == "aiortc-creates" {
             python = try ChildProcess(Harness.pythonPath, [script, server.url, "create", "--send", file, "--expect", "\(fromChatcli.count)"], name: "aiortc")
             let code = try #require(python.waitForEvent("code", timeout: 20)?["code"] as? String, "\(python.transcript)")
-            chatcli = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"] + flags, name: "chatcli")
+            chatcli = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json", "--accept-unproven"] + flags, name: "chatcli")
         } else {
-            chatcli = try ChildProcess.chatcli(["create", "--server", server.url, "--json"] + flags, name: "chatcli")
+            chatcli = try ChildProcess.chatcli(["create", "--server", server.url, "--json", "--accept-unproven"] + flags, name: "chatcli")
             // aiortc (like Inviso and browsers) knows only the six digits.
             let code = try #require(chatcli.waitForEvent("code")?["locator"] as? String, "\(chatcli.transcript)")
             python = try ChildProcess(Harness.pythonPath, [script, server.url, "join", code, "--send", file, "--expect", "\(fromChatcli.count)"], name: "aiortc")

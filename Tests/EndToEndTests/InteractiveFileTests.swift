@@ -16,7 +16,7 @@ struct InteractiveFileTests {
 
         let (alice, code) = try InteractiveTests.create(server)
         defer { alice.kill() }
-        let bob = try TmuxPane(name: "bob", command: ["/bin/sh", "-c", "cd '\(bobDir)' && exec '\(Harness.chatcliPath)' join \(code) --server \(server.url)"],
+        let bob = try TmuxPane(name: "bob", command: ["/bin/sh", "-c", "cd '\(bobDir)' && exec '\(Harness.chatcliPath)' join \(code) --server \(server.url) --accept-unproven"],
                                environment: ["CHATCLI_PASSPHRASE": "p", "XDG_DATA_HOME": Harness.temporaryDirectory(), "LANG": "C.UTF-8",
                                              "TERM": "screen", "NO_COLOR": "1"])
         defer { bob.kill() }

@@ -9,7 +9,7 @@ struct InteractivePeerTextTests {
     /// Alice at a terminal, the peer a `chatcli join --json` fed through stdin.
     static func aliceAndScript(_ server: ServerProcess) throws -> (alice: TmuxPane, script: ChildProcess) {
         let (alice, code) = try InteractiveTests.create(server)
-        let script = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "scripted")
+        let script = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json", "--accept-unproven"], name: "scripted")
         #expect(script.waitForEvent("connected", timeout: 20) != nil, "\(script.transcript)")
         #expect(alice.waitFor("[connected · direct] >", timeout: 20).ok, "\(alice.screen())")
         return (alice, script)

@@ -9,12 +9,15 @@ import Testing
 struct InteractiveTests {
     /// A person at a terminal: no store prompt can block (passphrase from the
     /// environment, an empty data directory), colours as the test asks.
-    static func person(_ name: String, _ arguments: [String], colors: Bool = false) throws -> TmuxPane {
+    static func person(_ name: String, _ arguments: [String], colors: Bool = false, acceptUnproven: Bool = true) throws -> TmuxPane {
         var environment = ["CHATCLI_PASSPHRASE": "interactive test passphrase", "XDG_DATA_HOME": Harness.temporaryDirectory(),
                            "LANG": "C.UTF-8", "TERM": "screen"]
         // The runner may have NO_COLOR set; empty counts as unset (no-color.org).
         environment["NO_COLOR"] = colors ? "" : "1"
-        return try TmuxPane(name: name, command: [Harness.chatcliPath] + arguments, environment: environment)
+        // These chats pair by the six digits and are about the chat, not trust: the
+        // unproven peer is accepted up front (TrustGateEndToEndTests ask the person instead).
+        let accepting = acceptUnproven && ["create", "join", "resume"].contains(arguments.first ?? "") ? ["--accept-unproven"] : []
+        return try TmuxPane(name: name, command: [Harness.chatcliPath] + arguments + accepting, environment: environment)
     }
 
     /// Alice creates a chat; the code is read off her screen.
@@ -171,7 +174,7 @@ struct InteractiveTests {
         let server = try ServerProcess()
         let (alice, code) = try Self.create(server, colors: true)
         defer { alice.kill() }
-        let script = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json"], name: "scripted")
+        let script = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json", "--accept-unproven"], name: "scripted")
         #expect(script.waitForEvent("connected", timeout: 20) != nil, "\(script.transcript)")
         script.write("before\n\u{1B}[2J\u{1B}[H\u{1B}[31mRED\u{1B}[0m\n\u{1B}]0;pwned\u{07}\u{1B}]2;pwned\u{1B}\\after\n")
         let after = alice.waitFor("peer: after")

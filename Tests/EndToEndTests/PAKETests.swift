@@ -3,7 +3,7 @@ import Testing
 
 /// Codes with a secret part through the real binary: the PAKE proves the
 /// peer ("auth":"pake"), a wrong secret ends both sides with pake_failed and
-/// burns the code, and the six digits alone still pair, unproven.
+/// burns the code, and the six digits alone pair only when accepted.
 @Suite(.serialized) struct PAKEEndToEndTests {
     @Test func theWholeCodeVerifiesBothSides() throws {
         let server = try ServerProcess()
@@ -49,23 +49,41 @@ import Testing
         #expect(!carol.stdout.contains { $0.contains(#""event":"connected""#) })
     }
 
-    @Test func theSixDigitsAlonePairUnprovenWithSafetyWords() throws {
+    @Test func theSixDigitsAlonePairOnlyWithAcceptUnprovenAndSayItFirst() throws {
         let server = try ServerProcess()
-        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json", "--accept-unproven"], name: "alice")
         let locator = try #require(alice.waitForEvent("code")?["locator"] as? String, "\(alice.transcript)")
-        let bob = try ChildProcess.chatcli(["join", locator, "--server", server.url, "--json"], name: "bob")
+        let bob = try ChildProcess.chatcli(["join", locator, "--server", server.url, "--json", "--accept-unproven"], name: "bob")
         alice.write("hi\n")
         let a = try #require(alice.waitForEvent("connected", timeout: 30), "\(alice.transcript)\n\(bob.transcript)")
         let b = try #require(bob.waitForEvent("connected", timeout: 30), "\(bob.transcript)")
         #expect(a["auth"] as? String == "none" && b["auth"] as? String == "none")
         #expect(a["sas"] as? String == b["sas"] as? String)
+        #expect(alice.waitForEvent("unproven", timeout: 1)?["reason"] as? String == "no_pake", "\(alice.transcript)")
+        #expect(bob.waitForEvent("unproven", timeout: 1)?["reason"] as? String == "digits_only", "\(bob.transcript)")
         #expect(bob.waitForMessages(count: 1) == ["hi"])
-        #expect(alice.waitForLine(stderr: true, timeout: 20) { $0.contains("compare the safety words") } != nil, "\(alice.transcript)")
-        #expect(bob.waitForLine(stderr: true, timeout: 20) { $0.contains("compare the safety words") } != nil, "\(bob.transcript)")
         alice.closeInput()
         #expect(alice.waitForExit() == 0)
         bob.closeInput()
         #expect(bob.waitForExit() == 0)
+    }
+
+    /// `chatcli join 123456` typed on purpose is no exception: a script
+    /// that did not say --accept-unproven ends with one sentence, nothing sent.
+    @Test func theSixDigitsAloneWithoutAcceptUnprovenEndBothScriptsHavingSentNothing() throws {
+        let server = try ServerProcess()
+        let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json", "--accept-unproven"], name: "alice")
+        let locator = try #require(alice.waitForEvent("code")?["locator"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", locator, "--server", server.url], name: "bob")
+        bob.write("hi\n")
+        #expect(bob.waitForExit(timeout: 30) == 1, "\(bob.transcript)")
+        let sentences = bob.stderr.filter { $0.hasPrefix("chatcli: ") }
+        #expect(sentences.count == 1 && sentences.first?.contains("run again with --accept-unproven") == true, "one sentence: \(bob.transcript)")
+        #expect(bob.stderr.contains { $0.hasPrefix("Safety words: ") }, "\(bob.transcript)")
+        #expect(alice.waitForEvent("peer_left", timeout: 30) != nil, "\(alice.transcript)")
+        #expect(!alice.stdout.contains { $0.contains(#""event":"message""#) }, "\(alice.transcript)")
+        alice.closeInput()
+        _ = alice.waitForExit()
     }
 
     @Test func aCodeGuesserGets429sAndNeverAPairing() throws {

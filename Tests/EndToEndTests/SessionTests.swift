@@ -8,7 +8,7 @@ import Testing
     func create(_ home: StoreHome, _ server: ServerProcess, name: String = "alice", extra: [String] = []) throws
         -> (ChildProcess, String)
     {
-        let p = try home.chatcli(["create", "--server", server.url, "--json"] + extra, name: name)
+        let p = try home.chatcli(["create", "--server", server.url, "--json", "--accept-unproven"] + extra, name: name)
         // Sessions are named by the six digits (the secret is not part of the name).
         let code = try #require(p.waitForEvent("code", timeout: 20)?["locator"] as? String, "\(p.transcript)")
         #expect(p.waitForEvent("waiting") != nil, "\(p.transcript)")
@@ -32,7 +32,7 @@ import Testing
         #expect(pending["expired"] as? Bool == false)
         #expect(alice.stderr.contains { $0.contains("not saved") } == false)
 
-        let bob = try bobHome.chatcli(["join", code, "--server", server.url, "--json", "--name", "with alice"], name: "bob")
+        let bob = try bobHome.chatcli(["join", code, "--server", server.url, "--json", "--accept-unproven", "--name", "with alice"], name: "bob")
         #expect(bob.waitForEvent("peer_joined", timeout: 20) != nil, "\(bob.transcript)")
         #expect(alice.waitForEvent("peer_joined", timeout: 20) != nil, "\(alice.transcript)")
         let joined = try #require(try bobHome.session("with alice"), "--name names the joiner's session")
@@ -70,7 +70,7 @@ import Testing
         let server = try ServerProcess()
         let home = StoreHome()
         let noStore = how == "--no-store"
-        let p = try home.chatcli(["create", "--server", server.url, "--json"] + (noStore ? ["--no-store"] : []),
+        let p = try home.chatcli(["create", "--server", server.url, "--json", "--accept-unproven"] + (noStore ? ["--no-store"] : []),
                                  name: "alice", passphrase: noStore ? "correct horse" : nil)
         #expect(p.waitForEvent("waiting", timeout: 20) != nil, "\(p.transcript)")
         interrupt(p)
@@ -152,7 +152,7 @@ import Testing
         let (p, _) = try create(home, server)
         interrupt(p)
         let before = home.storeBytes
-        let wrong = try home.run(["create", "--server", server.url, "--json"], passphrase: "Correct horse")
+        let wrong = try home.run(["create", "--server", server.url, "--json", "--accept-unproven"], passphrase: "Correct horse")
         #expect(wrong.status == 1, "\(wrong.transcript)")
         #expect(wrong.errorText == "chatcli: wrong passphrase for the session store", "\(wrong.transcript)")
         #expect(wrong.stdout.isEmpty, "no room was created")
@@ -183,10 +183,10 @@ import Testing
         interrupt(first)
         #expect(try aliceHome.session(code)?["status"] as? String == "pending")
 
-        let alice = try aliceHome.chatcli(["resume", code, "--json"], name: "alice again")
+        let alice = try aliceHome.chatcli(["resume", code, "--json", "--accept-unproven"], name: "alice again")
         #expect(alice.waitForEvent("code", timeout: 20)?["locator"] as? String == code, "\(alice.transcript)")
         #expect(alice.waitForEvent("waiting") != nil, "\(alice.transcript)")
-        let bob = try StoreHome().chatcli(["join", code, "--server", server.url, "--json"], name: "bob")
+        let bob = try StoreHome().chatcli(["join", code, "--server", server.url, "--json", "--accept-unproven"], name: "bob")
         #expect(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
         bob.write("hello again\n")
         #expect(alice.waitForEvent("message")?["text"] as? String == "hello again", "\(alice.transcript)")
@@ -205,7 +205,7 @@ import Testing
         let server = try ServerProcess()
         let creatorHome = StoreHome(), joinerHome = StoreHome()
         let (creator, code) = try create(creatorHome, server)
-        let joiner = try joinerHome.chatcli(["join", code, "--server", server.url, "--json"], name: "joiner")
+        let joiner = try joinerHome.chatcli(["join", code, "--server", server.url, "--json", "--accept-unproven"], name: "joiner")
         try #require(creator.waitForEvent("connected", timeout: 30) != nil, "\(creator.transcript)\n\(joiner.transcript)")
         try #require(joiner.waitForEvent("connected", timeout: 10) != nil, "\(joiner.transcript)")
         let (victim, survivor, home) = killed == "creator" ? (creator, joiner, creatorHome) : (joiner, creator, joinerHome)
@@ -214,7 +214,7 @@ import Testing
         _ = victim.waitForExit()
         #expect(try home.session(name)?["status"] as? String == "accepted")
 
-        let back = try home.chatcli(["resume", name, "--json"], name: "\(killed) back")
+        let back = try home.chatcli(["resume", name, "--json", "--accept-unproven"], name: "\(killed) back")
         try #require(back.waitForEvent("connected", timeout: 30) != nil, "\(back.transcript)\n\(survivor.transcript)")
         back.write("I am back\n")
         survivor.write("welcome back\n")
@@ -231,8 +231,8 @@ import Testing
     @Test func twoChatcliProcessesSavingAtOnceLoseNoSession() throws {
         let server = try ServerProcess()
         let home = StoreHome()
-        let a = try home.chatcli(["create", "--server", server.url, "--json"], name: "a")
-        let b = try home.chatcli(["create", "--server", server.url, "--json"], name: "b")
+        let a = try home.chatcli(["create", "--server", server.url, "--json", "--accept-unproven"], name: "a")
+        let b = try home.chatcli(["create", "--server", server.url, "--json", "--accept-unproven"], name: "b")
         #expect(a.waitForEvent("waiting", timeout: 20) != nil, "\(a.transcript)")
         #expect(b.waitForEvent("waiting", timeout: 20) != nil, "\(b.transcript)")
         interrupt(a)

@@ -23,19 +23,27 @@ struct VerifyOKResumeTests {
     @Test func aChatVerifiedBySafetyWordsStaysVerifiedAfterResume() throws {
         let server = try ServerProcess()
         let aliceHome = StoreHome(), bobHome = StoreHome()
-        let alice = try aliceHome.chatcli(["create", "--server", server.url, "--json"], name: "alice")
+        let alice = try aliceHome.chatcli(["create", "--server", server.url, "--json", "--accept-unproven"], name: "alice")
         let locator = try #require(alice.waitForEvent("code")?["locator"] as? String, "\(alice.transcript)")
+        alice.write("before bob accepted\n")
         let bob = try Self.bob(bobHome, ["join", locator, "--server", server.url])
         defer { bob.kill() }
-        let up = bob.waitFor("[connected · direct] >", timeout: 30)
+        // Only the six digits: Bob's chat waits for him, showing and sending nothing.
+        let up = bob.waitFor("[unverified peer · /verify ok to start] >", timeout: 30)
         try #require(up.ok, "\(up.screen)\n\(alice.transcript)")
         let first = try #require(alice.waitForEvent("connected", timeout: 30), "\(alice.transcript)")
         #expect(first["auth"] as? String == "none")
         let words = try #require(first["sas"] as? String)
         #expect(up.screen.contains("Safety words: \(words)"), "the same words on both sides: \(up.screen)")
+        bob.enter("typed while unverified")
+        #expect(bob.waitFor("Not sent yet: your peer is not verified").ok, "\(bob.screen())")
+        #expect(!bob.screen().contains("before bob accepted") && !alice.stdout.contains { $0.contains(#""event":"message""#) })
 
         bob.enter("/verify ok")
         #expect(bob.waitFor("[connected · direct · verified] >").ok, "\(bob.screen())")
+        // Accepted: what waited flows both ways.
+        #expect(bob.waitFor("peer: before bob accepted").ok, "\(bob.screen())")
+        #expect(alice.waitForMessages(count: 1, timeout: 30) == ["typed while unverified"], "\(alice.transcript)")
         // Saved (one Argon2id-sealed write): poll the store with generous time.
         let deadline = Date().addingTimeInterval(30)
         while Self.pinnedPeer(bobHome)?.verifiedByWords != true, Date() < deadline { usleep(200_000) }
@@ -52,7 +60,7 @@ struct VerifyOKResumeTests {
         let resumed = back.waitFor("[connected · direct · verified] >", timeout: 30)
         #expect(resumed.ok, "still verified after the resume:\n\(resumed.screen)\n\(alice.transcript)")
         let unwrapped = resumed.screen.replacingOccurrences(of: "\n", with: "")   // 120 columns wrap the sentence
-        #expect(unwrapped.contains("verified: you compared the safety words (\(words)) with this peer before"), "\(resumed.screen)")
+        #expect(unwrapped.contains("verified: you compared the safety words (\(words)) with this peer"), "\(resumed.screen)")
         #expect(!resumed.screen.contains("Type /verify"), "nothing to compare again: \(resumed.screen)")
         // Alice never verified: her second connection is unproven, with the same words.
         #expect(alice.waitForEvents("connected", count: 2, timeout: 30), "\(alice.transcript)")
@@ -60,7 +68,7 @@ struct VerifyOKResumeTests {
         #expect(again?["auth"] as? String == "none" && again?["sas"] as? String == words, "\(alice.transcript)")
 
         back.enter("still verified")
-        #expect(alice.waitForMessages(count: 1, timeout: 30) == ["still verified"], "\(alice.transcript)")
+        #expect(alice.waitForMessages(count: 2, timeout: 30).last == "still verified", "\(alice.transcript)")
         alice.closeInput()
         #expect(alice.waitForExit(timeout: 30) == 0, "\(alice.transcript)")
     }

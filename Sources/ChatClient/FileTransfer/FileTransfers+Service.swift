@@ -14,7 +14,8 @@ extension FileTransfers {
         guard let pc = manager.connection else { return }
         if pc !== connection { switchConnection(to: pc) }
         pc.routesChannels = true
-        guard pc.isOpen else { return }
+        // Not one offer, name or byte either way before the peer is proven or accepted (ChatSession+Trust).
+        guard pc.isOpen, manager.session.allowsPeerContent else { return }
         var moved = true
         var rounds = 0
         while moved && rounds < 64 {

@@ -9,6 +9,9 @@ public enum ChatPhase: Equatable, Sendable {
     case connecting
     /// The chat channel is open over a working path (`host`, `srflx`, `prflx` or `relay`).
     case connected(path: String)
+    /// The channel is open but the code did not prove the peer: nothing
+    /// crosses until the person compares the safety words (`/verify ok`).
+    case unproven
     /// The channel exists but its path stopped answering (consent lost).
     case pathLost
     /// The peer's process dropped out of the room (crash, lost network):

@@ -14,12 +14,13 @@ extension ChatSession {
         }
     }
 
-    func leave(status: Int32) {
+    /// `reportUndelivered`: false when the sentence just said already tells that nothing was sent.
+    func leave(status: Int32, reportUndelivered: Bool = true) {
         switch state {
         case .finished, .leaving: return
         case .joiningRoom, .inRoom:
             if status == 0 && !peerHasLeft { emit(.progress("You left the chat.")) }
-            if !outbox.isEmpty { emit(.undelivered(outbox.undelivered)) }
+            if !outbox.isEmpty && reportUndelivered { emit(.undelivered(outbox.undelivered)) }
             state = .leaving(status: status)
             closeSession()
             // P2P first, then the room, so the peer sees no renegotiation mid-teardown.

@@ -31,11 +31,19 @@ struct CodeAuthentication {
     var provenFingerprint: [UInt8]?
     /// The peer's certificate once the user verified the safety words (ChatSession+Pinning).
     var wordsFingerprint: [UInt8]?
-    /// The `connected` event and the peer's messages, held until the PAKE settles.
+    /// The `connected` event and the peer's messages, held until the PAKE
+    /// settles and, for a peer it did not prove, until the person accepts it.
     var heldConnected: ConnectionInfo?
     var heldIncoming: [String] = []
+    var heldControl: [ControlMessage] = []
+    /// The PAKE did not prove this connection's peer: the gate waits for the person (ChatSession+Trust).
+    var awaiting: UnprovenReason?
+    /// The peer's certificate once the person (or `--accept-unproven`) accepted it unproven.
+    var acceptedFingerprint: [UInt8]?
     /// Without a secret: the user was told the peer's code had one.
     var toldUnproven = false
+    /// Without a secret: the peer was told on this connection that we run no PAKE.
+    var toldPeerNoPAKE = false
 
     /// Chat messages may flow (both ways) on the current connection.
     var allowsChat: Bool { settled != nil }
@@ -48,8 +56,8 @@ struct CodeAuthentication {
 /// `PAKEHandshake`): run once the `chat` and `ctl` channels are open; until
 /// it settles nothing typed is sent, nothing received is shown, and the
 /// `connected` event waits. A failure ends the chat (exit 1) and burns the
-/// room; a peer that runs no PAKE (no secret, or Inviso or a browser) leaves
-/// the chat unproven, said out loud on both sides.
+/// room; a peer that runs no PAKE (no secret, or Inviso or a browser) is
+/// unproven and waits at the trust gate (ChatSession+Trust) on both sides.
 extension ChatSession {
     /// How long a peer gets to start or answer the PAKE once the channel is open.
     static let pakeDeadline: Duration = .seconds(10)
@@ -73,50 +81,75 @@ extension ChatSession {
         }
     }
 
-    /// The chat channel opened: announce it now, or once the PAKE settled.
+    /// The chat channel opened: announce it now, once the PAKE settled, or
+    /// once the person accepted a peer the code did not prove.
     func codeConnectionOpened(_ info: ConnectionInfo) {
-        guard peerMatchesPin() else { return }
-        guard codeAuth.secret != nil, !codeAuth.ran else {
-            let auth = reconnectionAuth()
-            codeAuth.settled = auth
-            pinPeer(auth: auth)
-            emit(.connected(info, auth: auth))
+        codeAuth.settled = nil
+        codeAuth.awaiting = nil
+        codeAuth.heldConnected = info
+        guard peerMatchesPin() else {
+            unproven(.peerChanged)
             return
         }
-        codeAuth.settled = nil
-        codeAuth.heldConnected = info
+        guard codeAuth.secret != nil, !codeAuth.ran else {
+            judgeWithoutPAKE()
+            startPAKEIfReady()
+            return
+        }
         guard peer?.peerRunsCodePAKE ?? false else {
             // A browser, Inviso or an older chatcli: no PAKE to wait for
             // (a joiner that typed the secret still never falls back).
-            settle(.unproven)
+            settle(.unproven, reason: .noPAKE)
             return
         }
         timers.set(.pakeDeadline, at: now + Self.pakeDeadline)
         startPAKEIfReady()
     }
 
-    /// A later connection of a proven chat: proven again only with the same certificate.
-    private func reconnectionAuth() -> PeerAuth {
+    /// No PAKE runs on this connection (it ran on an earlier one, or there
+    /// is no secret): proven again only with the certificate the code, the
+    /// person's words or the person's acceptance vouched for.
+    private func judgeWithoutPAKE() {
         let remote = peer?.remoteCertificateFingerprint
         if let proven = codeAuth.provenFingerprint {
-            if remote == proven { return .pake }
-            emit(.notice("Your peer reconnected with a new certificate, which the code did not prove: compare the safety words."))
+            if remote == proven {
+                release(.pake)
+                return
+            }
             codeAuth.provenFingerprint = nil
+            unproven(.newCertificate)
+            return
         }
-        return remote != nil && remote == codeAuth.wordsFingerprint ? .words : .none
+        if remote != nil, remote == codeAuth.wordsFingerprint {
+            release(.words)
+            return
+        }
+        if remote != nil, remote == codeAuth.acceptedFingerprint {
+            release(.none)
+            return
+        }
+        let seenBefore = codeAuth.ran || codeAuth.wordsFingerprint != nil || codeAuth.acceptedFingerprint != nil || mode.resumedDeviceID != nil
+        unproven(seenBefore ? .newCertificate : .digitsOnly)
     }
 
     func codeConnectionEnded() {
         codeAuth.handshake = nil
-        codeAuth.heldConnected = nil
-        codeAuth.heldIncoming = []
+        codeAuth.toldPeerNoPAKE = false
+        dropHeld()
         codeAuth.settled = nil
         timers.cancel(.pakeDeadline)
     }
 
-    /// The offerer starts once both channels are open (the answerer waits for its share).
+    /// The offerer starts once both channels are open (the answerer waits
+    /// for its share). Without a secret, a peer that runs the PAKE is told
+    /// at once, so that it does not wait for its deadline.
     func startPAKEIfReady() {
-        guard codeAuth.settled == nil, codeAuth.heldConnected != nil, let peer, peer.isOpen, peer.isControlOpen,
+        guard let peer, peer.isOpen, peer.isControlOpen else { return }
+        guard codeAuth.secret != nil else {
+            if !codeAuth.ran, peer.peerRunsCodePAKE { tellPeerNoPAKE() }
+            return
+        }
+        guard codeAuth.settled == nil, codeAuth.awaiting == nil, codeAuth.heldConnected != nil,
               peer.isOfferer, let handshake = makeHandshake() else { return }
         if let first = handshake.start() { sendPAKE(first) }
     }
@@ -138,7 +171,7 @@ extension ChatSession {
             // We typed only the digits; the peer's code had a secret part
             // (it started the PAKE, or says it waited for one in vain).
             switch message {
-            case .share?: sendPAKE(.unproven)
+            case .share?: tellPeerNoPAKE()
             case .unproven?: break
             default: return
             }
@@ -148,38 +181,38 @@ extension ChatSession {
             }
             return
         }
-        guard codeAuth.settled == nil, codeAuth.heldConnected != nil, let handshake = makeHandshake() else {
-            if case .failed? = message, codeAuth.settled != nil { pakeFailed() }
+        guard codeAuth.settled == nil, codeAuth.awaiting == nil, codeAuth.heldConnected != nil, let handshake = makeHandshake() else {
+            if case .failed? = message, codeAuth.settled != nil || codeAuth.awaiting != nil { pakeFailed() }
             return
         }
         let reply = message.map { handshake.receive($0) } ?? handshake.receiveMalformed()
         if let reply { sendPAKE(reply) }
-        settleIfDone()
+        settleIfDone(reason: .noPAKE)
     }
 
     /// The peer's delivery `hello` came while we waited for the PAKE: it runs none.
     func peerWentOnWithoutPAKE() {
-        guard codeAuth.secret != nil, codeAuth.settled == nil, codeAuth.heldConnected != nil else { return }
+        guard codeAuth.secret != nil, codeAuth.settled == nil, codeAuth.awaiting == nil, codeAuth.heldConnected != nil else { return }
         let handshake = makeHandshake()
         if let reply = handshake?.peerSkipped() { sendPAKE(reply) }
-        settle(handshake?.outcome ?? .unproven)
+        settle(handshake?.outcome ?? .unproven, reason: .noPAKE)
     }
 
     func pakeDeadlinePassed() {
-        guard codeAuth.settled == nil, codeAuth.heldConnected != nil else { return }
+        guard codeAuth.settled == nil, codeAuth.awaiting == nil, codeAuth.heldConnected != nil else { return }
         guard let handshake = makeHandshake() else {
-            settle(.unproven)
+            settle(.unproven, reason: .pakeTimeout)
             return
         }
         if let reply = handshake.peerSkipped() { sendPAKE(reply) }
-        settleIfDone()
+        settleIfDone(reason: .pakeTimeout)
     }
 
-    private func settleIfDone() {
-        if let outcome = codeAuth.handshake?.outcome { settle(outcome) }
+    private func settleIfDone(reason: UnprovenReason) {
+        if let outcome = codeAuth.handshake?.outcome { settle(outcome, reason: reason) }
     }
 
-    private func settle(_ outcome: PAKEHandshake.Outcome) {
+    private func settle(_ outcome: PAKEHandshake.Outcome, reason: UnprovenReason) {
         timers.cancel(.pakeDeadline)
         codeAuth.ran = true
         switch outcome {
@@ -189,20 +222,25 @@ extension ChatSession {
         case .unproven where codeAuth.typedSecret:
             pakeFailed()
         case .unproven:
-            emit(.notice("Your peer did not prove the code's secret part (it may only know the six digits): compare the safety words."))
-            release(.none)
+            unproven(reason)
         case .failed:
             pakeFailed()
         }
     }
 
-    /// The PAKE settled: the `connected` event, then what was held both ways.
-    private func release(_ auth: PeerAuth) {
+    /// The PAKE settled, or the person accepted the peer: the `connected`
+    /// event, then what was held both ways.
+    func release(_ auth: PeerAuth) {
         codeAuth.settled = auth
+        codeAuth.awaiting = nil
         codeAuth.handshake = nil
         pinPeer(auth: auth)
         if let info = codeAuth.heldConnected { emit(.connected(info, auth: auth)) }
         codeAuth.heldConnected = nil
+        if peer?.isControlOpen ?? false { emit(.controlReady) }
+        let control = codeAuth.heldControl
+        codeAuth.heldControl = []
+        for message in control { emit(.control(message)) }
         let held = codeAuth.heldIncoming
         codeAuth.heldIncoming = []
         for text in held { show(inbox.receive(text, now: now)) }
@@ -211,9 +249,8 @@ extension ChatSession {
 
     /// Another code, or someone in the middle: nothing shown or sent, the
     /// saved session closed, the room left (so the code cannot be tried again).
-    private func pakeFailed() {
-        codeAuth.heldIncoming = []
-        codeAuth.heldConnected = nil
+    func pakeFailed() {
+        dropHeld()
         timers.cancel(.pakeDeadline)
         switch state {
         case .finished, .leaving: return
@@ -222,6 +259,12 @@ extension ChatSession {
         emit(.error(.pakeFailed))
         closeSession()
         leave(status: 1)
+    }
+
+    private func tellPeerNoPAKE() {
+        guard !codeAuth.toldPeerNoPAKE else { return }
+        codeAuth.toldPeerNoPAKE = true
+        sendPAKE(.unproven)
     }
 
     private func sendPAKE(_ message: PAKEMessage) {

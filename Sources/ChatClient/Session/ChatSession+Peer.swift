@@ -169,11 +169,11 @@ extension ChatSession {
             codeConnectionOpened(info)
             flushOutbox()
         case .message(let text):
-            guard codeAuth.allowsChat else { codeAuth.heldIncoming.append(text); break }
+            guard codeAuth.allowsChat else { holdIncoming(text); break }
             show(inbox.receive(text, now: now))
             if let since = inbox.holdingSince { timers.set(.holdRelease, at: since + Inbox.holdLimit) }
         case .controlOpen:
-            emit(.controlReady)
+            if codeAuth.allowsChat { emit(.controlReady) }   // else once the gate opens (`release`)
             startPAKEIfReady()
         case .controlMessage(let text):
             control(text)
@@ -216,7 +216,8 @@ extension ChatSession {
             }
             return
         }
-        if let message = ControlMessage(json: json) { emit(.control(message)) }   // unknown types are ignored
+        guard let message = ControlMessage(json: json) else { return }   // unknown types are ignored
+        if codeAuth.allowsChat { emit(.control(message)) } else { holdControl(message) }
     }
 
     func show(_ texts: [String]) {

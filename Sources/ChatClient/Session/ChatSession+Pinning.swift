@@ -14,14 +14,12 @@ public typealias PinnedPeer = SessionRecord.PinnedPeer
 /// before identities were kept present a new certificate on resume, so they
 /// pin nothing (`Options.pinsPeer`).
 extension ChatSession {
-    /// The chat channel opened: false (and the chat ended) when the peer is
-    /// not the pinned one.
+    /// The chat channel opened: false when the peer is not the pinned one.
     func peerMatchesPin() -> Bool {
         guard options.pinsPeer, let pinned = options.pinnedPeer, let remote = peer?.remoteCertificateFingerprint else { return true }
-        guard remote == pinned.fingerprint else {
-            fail(.peerChanged(session: options.sessionName))
-            return false
-        }
+        guard remote == pinned.fingerprint else { return false }
+        // Pinned once the person (or the script) accepted it: no need to ask again.
+        codeAuth.acceptedFingerprint = remote
         if pinned.provenByCode {
             // Proven in an earlier process: the PAKE does not run again.
             codeAuth.ran = true
@@ -47,6 +45,9 @@ extension ChatSession {
     /// keeps it. False when `sas` is not the current connection's.
     @discardableResult
     public func peerVerifiedByWords(sas: String) -> Bool {
+        if codeAuth.awaiting != nil {
+            guard acceptWaitingPeer(sas: sas) else { return false }
+        }
         guard codeAuth.settled != nil, let peer, peer.connectionInfo?.sas == sas,
               let remote = peer.remoteCertificateFingerprint else { return false }
         codeAuth.wordsFingerprint = remote

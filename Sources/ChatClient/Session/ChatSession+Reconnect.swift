@@ -66,7 +66,8 @@ extension ChatSession {
         restartBackoff.reset()
         let outage = pathDownSince.map { now - $0 }
         pathDownSince = nil
-        emit(.reconnected(info, after: outage, auth: codeAuth.settled ?? .none))
+        guard let auth = codeAuth.settled else { return }   // still at the PAKE or the trust gate
+        emit(.reconnected(info, after: outage, auth: auth))
         flushOutbox()
     }
 }

@@ -93,7 +93,7 @@ extension ChatSession {
         if !outbox.isEmpty { emit(.undelivered(outbox.undelivered)) }
         guard options.staysAfterPeerLeft, !inputEnded else {
             // Exit 0 only if everything typed reached the peer.
-            leave(status: outbox.isEmpty ? 0 : 1)
+            leave(status: outbox.isEmpty ? 0 : 1, reportUndelivered: false)   // said just above
             return
         }
         // The user leaves when ready (what they were typing stays on screen).

@@ -42,6 +42,8 @@ public final class ChatSession {
         public var sessionName: String?
         /// Without STUN from the server, ask `stun:HOST:3478` (off on the LAN: host candidates only).
         public var fallbackSTUN = true
+        /// A peer the code did not prove: refused unless a person or `--accept-unproven` accepts it (ChatSession+Trust).
+        public var unproven: UnprovenPolicy = .refuse
 
         public init(authority: String, host: String) {
             self.authority = authority
@@ -241,7 +243,7 @@ public final class ChatSession {
     /// Sends on the `ctl` channel; false when it is not open.
     @discardableResult
     public func sendControl(_ message: ControlMessage) -> Bool {
-        guard let peer, peer.isControlOpen else { return false }
+        guard let peer, peer.isControlOpen, codeAuth.allowsChat else { return false }
         do { try peer.sendControl(message.text) } catch { return false }
         return true
     }
@@ -257,6 +259,7 @@ public final class ChatSession {
         case .joiningRoom, .inRoom:
             if peerRejoining { return .peerAway }
             guard let peer, peer.isOpen else { return .connecting }
+            if codeAuth.awaiting != nil { return .unproven }
             guard !peer.isPathDown, let path = peer.selectedPath else { return .pathLost }
             return .connected(path: path)
         }

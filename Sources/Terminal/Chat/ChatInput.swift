@@ -77,7 +77,7 @@ public enum SlashCommand: Equatable, Sendable {
           /help          this list
           /status        the path to your peer, round trip, messages and bytes each way, session age
           /verify        show the safety words and how to compare them with your peer
-          /verify ok     after comparing aloud: mark your peer verified and tell them
+          /verify ok     after comparing aloud: mark your peer verified and tell them (starts a chat the code did not prove)
           /name NAME     the name your peer sees for you
           /send PATH     offer a file or folder to your peer (progress shows in the prompt)
           /accept [N]    accept the offer your peer made (the latest, or #N); /decline [N] refuses it

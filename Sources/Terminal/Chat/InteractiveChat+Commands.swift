@@ -30,7 +30,9 @@ extension InteractiveChat {
         }
         showMessage(.own, TerminalText.sanitize(text))
         manager.send(line: text)
-        if !manager.phase.isConnected {
+        if manager.phase == .unproven {
+            show(.notice, "Not sent yet: your peer is not verified. Compare the safety words (/verify), then /verify ok to start, or /leave.")
+        } else if !manager.phase.isConnected {
             show(.notice, manager.phase == .peerAway
                  ? "Your peer is away: it will be sent when they are back."
                  : "Not connected yet: it will be sent once the connection is up.")

@@ -151,6 +151,8 @@ public final class InteractiveChat {
             if let link = printer.inviteLink(code) { showInvite(link) }
         case .connected(let info, let auth):
             connected(sas: info.sas, verified: auth != .none, sentence: event.sentence ?? "")
+        case .unproven(let sas, let reason):
+            unproven(sas: sas, reason: reason)
         case .peerLeft, .peerAway, .peerBack, .reconnected:
             show(.important, event.sentence ?? "")
         case .error, .notSent, .undelivered:
@@ -174,6 +176,20 @@ public final class InteractiveChat {
         if connectedAt == nil { connectedAt = loop.now }
         show(.important, sentence)
         if let (kind, text) = safetyWords.connected(sas: newSAS, alreadyVerified: verified) { show(kind, text) }
+    }
+
+    /// SSH's unknown-host prompt: nothing crosses until the person accepts the peer.
+    private func unproven(sas: String, reason: UnprovenReason) {
+        guard manager.unprovenPolicy == .ask else {
+            // One line: the connected sentence right after shows the words and how to compare them.
+            show(.error, "The code did not prove your peer (\(reason.rawValue)); accepted with --accept-unproven.")
+            return
+        }
+        safetyWords.awaiting(sas: sas)
+        show(.error, reason.explanation + " Nothing is sent or shown until you accept this peer.")
+        show(.important, "Safety words: \(sas)")
+        show(.notice, "Read them to your peer over a call or in person. The same words on both screens: type /verify ok to start the chat. "
+             + "Different words: someone may be in the middle; type /leave.")
     }
 
     private func control(_ message: ControlMessage) {

@@ -34,6 +34,13 @@ public struct SafetyWords: Equatable, Sendable {
                 + (wasVerified ? " Your earlier verification was reset." : ""))
     }
 
+    /// The code did not prove the peer of a connection with `sas`: the
+    /// person must compare these words before anything crosses.
+    public mutating func awaiting(sas: String) {
+        current = sas
+        verified = false
+    }
+
     /// `/verify ok`: the words verified, or nil when there are none yet.
     public mutating func markVerified() -> String? {
         guard let current else { return nil }

@@ -28,7 +28,7 @@ extension ChatEvent {
             let rtt = info.rttMilliseconds.map { ", round trip \($0) ms" } ?? ""
             let connected = "Connected \(how) (\(info.local) ↔ \(info.remote)\(rtt)), end-to-end encrypted"
             if auth == .pake { return connected + ", verified by code." }
-            if auth == .words { return connected + ", verified: you compared the safety words (\(info.sas)) with this peer before." }
+            if auth == .words { return connected + ", verified: you compared the safety words (\(info.sas)) with this peer." }
             return connected + ".\n"
                 + "Safety words: \(info.sas) — read them to your peer; if theirs differ, someone is in the middle."
         case .reconnected(let info, let outage, _):
@@ -36,6 +36,8 @@ extension ChatEvent {
             let down = outage.map { " after \($0.milliseconds / 1000) s" } ?? ""
             return "Reconnected \(how)\(down) (\(info.local) ↔ \(info.remote)); nothing was lost."
         case .message(let text): return "peer: \(TerminalText.sanitize(text))"
+        case .unproven(let sas, let reason):
+            return "\(reason.explanation) Nothing is sent or shown until you accept this peer.\nSafety words: \(sas)"
         case .notSent(_, let message): return "chatcli: \(message)"
         }
     }

@@ -1,7 +1,7 @@
 """An aiortc WebRTC peer speaking the Inviso signaling protocol (WireProtocol §1–§3).
 
-Usage: python aiortc_peer.py SERVER_URL create|join [CODE] --send FILE --expect N
-  create: makes a room and prints {"event":"code","code":...}; join: accepts CODE.
+Usage: python aiortc_peer.py SERVER_URL create|join [CODE] --send FILE --expect N [--code DIGITS]
+  create: makes a room (with --code, under those digits) and prints {"event":"code","code":...}; join: accepts CODE.
   Sends each string in FILE (a JSON list) on the data channel "chat", prints
   {"event":"message","text":...} for each message received, and once it has
   sent everything and received N messages, leaves and exits 0.
@@ -45,13 +45,14 @@ async def main():
     ap.add_argument("code", nargs="?")
     ap.add_argument("--send", required=True)
     ap.add_argument("--expect", type=int, required=True)
+    ap.add_argument("--code", help="create: these six digits instead of random ones (a forger that learned them)")
     args = ap.parse_args()
     outgoing = json.load(open(args.send))
     device = "aiortc-" + secrets.token_hex(8)
 
     if args.mode == "create":
         while True:
-            code = "%06d" % random.randrange(1000000)
+            code = args.code or "%06d" % random.randrange(1000000)
             status, _ = await rest(args.server, "/api/rooms", {"joinid": code, "expiresInSeconds": 600, "client1": device})
             if status == 201:
                 break

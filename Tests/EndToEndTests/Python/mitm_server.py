@@ -12,6 +12,9 @@ Usage: python mitm_server.py UPSTREAM_URL [--no-pake-attribute]
   `ctl` goes to the other side unchanged (the code's PAKE messages included),
   printed as {"event":"relayed","label":L,"from":"offerer|answerer","text":T},
   where "offerer" is the client that made its own offer (the room initiator).
+  Any other channel a client opens (a file transfer's `file`) is not relayed
+  but recorded: {"event":"channel","label":L,"from":…} when it opens, and a
+  "relayed" line (binary as hex) for every message on it.
   The descriptions it sends carry `a=x-chatcli-pake`, so each chatcli runs
   its PAKE instead of settling unproven at once: the strongest relay. With
   --no-pake-attribute they do not (as a browser's would not): a server that
@@ -62,6 +65,14 @@ class Side:
 
     def attach(self, channel):
         if channel.label not in LABELS:
+            # A file transfer's channel (or anything else): not relayed, but
+            # every message on it is recorded, so a test sees any offer that leaked.
+            emit({"event": "channel", "label": channel.label, "from": self.role})
+
+            @channel.on("message")
+            def on_other(message):
+                text = message if isinstance(message, str) else message.hex()
+                emit({"event": "relayed", "label": channel.label, "from": self.role, "text": text})
             return
         self.channels[channel.label] = channel
 
