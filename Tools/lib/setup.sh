@@ -10,6 +10,7 @@ CHATCLI_APT_PACKAGES=(
   redis-server haproxy
   avahi-daemon avahi-utils dbus
   libqrencode-dev zbar-tools
+  eslint lua-check
 )
 # PyPI packages for the independent interop peers.
 CHATCLI_PIP_PACKAGES=(websockets aiortc)
