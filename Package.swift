@@ -36,6 +36,7 @@ let package = Package(
         ], resources: [
             .embedInCode("Web/Assets/index.html"), .embedInCode("Web/Assets/app.css"), .embedInCode("Web/Assets/app.js"),
             .embedInCode("Web/Assets/sas-words.js"), .embedInCode("Web/Assets/icon.svg"),
+            .embedInCode("Web/Assets/code-words.js"), .embedInCode("Web/Assets/cpace.js"),
             .embedInCode("Cluster/Scripts/common.lua"), .embedInCode("Cluster/Scripts/seat-preamble.lua"),
             .embedInCode("Cluster/Scripts/create.lua"), .embedInCode("Cluster/Scripts/limited.lua"),
             .embedInCode("Cluster/Scripts/accept.lua"), .embedInCode("Cluster/Scripts/check.lua"),
@@ -75,7 +76,7 @@ let package = Package(
         .testTarget(name: "RedisTests", dependencies: ["Redis", "SignalingServer", "Wire", "TestSupport"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Wire", "TestSupport"]),
         .testTarget(name: "SignalingServerTests", dependencies: [
-            "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport", "DTLS",
+            "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport", "DTLS", "PAKE",
         ]),
         .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "STUN", "Wire", "TestSupport"]),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal", "ChatClient", "TestSupport"]),

@@ -13,14 +13,22 @@
 ///   names, verification and delivery (§4b); safety words as `SAS.swift`.
 /// - `sas-words.js`: chatcli's safety-word list; a test checks it equals
 ///   `SAS.wordList` word for word.
+/// - `code-words.js`: the words of a code's secret part; a test checks it
+///   equals `CodeSecret.words`.
+/// - `cpace.js`: the code's PAKE as chatcli runs it (`Sources/PAKE`):
+///   ristretto255, SHA-512 and HMAC in plain JavaScript, and the exchange on
+///   `ctl`; the browser tests run the CPace draft's vectors through it.
 /// - `icon.svg`, so the browser does not ask for a favicon that is not there.
 ///
-/// Tools/lib/lint-assets checks the scripts with eslint.
+/// Tools/lib/lint-assets checks the scripts with eslint. The scripts load
+/// with `defer`, in order: the word lists, `cpace.js`, then `app.js`.
 public enum WebPage {
     static let html = text(PackageResources.index_html)
     static let css = text(PackageResources.app_css)
     static let script = text(PackageResources.app_js)
     static let sasWords = text(PackageResources.sas_words_js)
+    static let codeWords = text(PackageResources.code_words_js)
+    static let cpace = text(PackageResources.cpace_js)
     static let icon = text(PackageResources.icon_svg)
 
     static func text(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }

@@ -9,6 +9,12 @@
   const HOLD_LIMIT_MS = 3000;
   const params = new URLSearchParams(location.search);
   const relayOnly = params.has('relay');
+  // A code's secret words ride in the link's fragment (/j/123456#brave-calm),
+  // which browsers never send. Read once, then gone from the address bar and
+  // from this page's history entry before anything else runs; never put in
+  // a request, a log line, the title or storage.
+  const linkSecret = location.hash.length > 1 ? location.hash.slice(1) : null;
+  if (location.hash) history.replaceState(null, '', location.pathname + location.search);
 
   const randomHex = (bytes) => Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (b) => b.toString(16).padStart(2, '0')).join('');
   const utf8Length = (text) => new TextEncoder().encode(text).length;
@@ -59,6 +65,17 @@
     if (atBottom || kind === 'mine') list.scrollTop = list.scrollHeight;
   }
   const note = (text) => addLine('note', null, text);
+
+  // ---- the code's secret part (Sources/PAKE/CodeSecret.swift) ---------
+
+  // Two of the 256 code words, hyphens or spaces between them; null otherwise.
+  function codeSecret(text) {
+    let words;
+    try { words = decodeURIComponent(String(text)).toLowerCase().split(/[-\s]+/).filter(Boolean); } catch (_) { return null; }
+    return words.length === 2 && words.every((w) => self.CODE_WORDS.includes(w)) ? words.join('-') : null;
+  }
+
+  const randomSecret = () => Array.from(crypto.getRandomValues(new Uint8Array(2)), (b) => self.CODE_WORDS[b]).join('-');
 
   // A display name as chatcli cleans it: no controls or invisible format
   // characters, whitespace runs made one space, at most 32 characters.
@@ -237,6 +254,9 @@
     pc: null, iceServers: [], initiator: false, chatChannel: null, ctlChannel: null,
     pendingCandidates: [], remoteFingerprint: null, sas: null, verified: false,
     leaving: false, ended: false, connectedOnce: false, peerName: null, peerHere: false,
+    // The code's PAKE (pake.js): the secret words, and what this connection proved.
+    secret: null, typedSecret: false, offerer: false, peerRunsPAKE: false, auth: null, exchange: null,
+    pakeTimer: null, pakeRan: false, provenFingerprint: null, held: [], shown: null, toldUnproven: false,
   };
 
   async function loadICEServers() {
@@ -271,9 +291,10 @@
       return fail('Cannot reach the server. Check your connection and reload the page.');
     }
     if (!created) return fail('Could not find a free code; try again in a moment.');
-    const link = `${location.origin}/j/${chat.code}`;
-    $('code').textContent = `${chat.code.slice(0, 3)} ${chat.code.slice(3)}`;
-    $('code-cli').textContent = chat.code;
+    chat.secret = randomSecret();
+    const link = `${location.origin}/j/${chat.code}#${chat.secret}`;
+    $('code').textContent = `${chat.code}-${chat.secret}`;
+    $('code-cli').textContent = `${chat.code}-${chat.secret}`;
     $('link').textContent = link;
     $('link').href = link;
     show(['invite']);
@@ -297,11 +318,20 @@
     await startChat();
   }
 
-  async function join(code) {
-    code = code.replace(/\s+/g, '');
-    if (!/^[0-9]{6}$/.test(code)) {
+  // `text`: 6 digits, then perhaps the secret words ("123456-brave-calm");
+  // `words`: the secret words from the link's fragment, if any.
+  async function join(text, words) {
+    const m = /^([0-9]{3}) ?([0-9]{3})(?:[-\s]+(\S.*))?$/.exec(text.trim());
+    if (!m) {
       $('join-code').setAttribute('aria-invalid', 'true');
-      return fail('A code is 6 digits, like 123 456.');
+      return fail('A code is 6 digits and two words, like 123456-brave-calm.');
+    }
+    const code = m[1] + m[2];
+    words = m[3] !== undefined ? m[3] : words;
+    if (words !== null && words !== undefined) {
+      chat.secret = codeSecret(words);
+      if (!chat.secret) return fail('The words after the six digits are not a chatcli code: check them with your peer, or ask for a new link.');
+      chat.typedSecret = true;   // never falls back to a chat the code did not prove
     }
     chat.code = code;
     chat.name = cleanName($('name').value);
@@ -418,12 +448,15 @@
 
   // ---- WebRTC ---------------------------------------------------------------
 
-  function newPeerConnection() {
+  // A new connection (a new DTLS session): the code is checked on it again.
+  function newPeerConnection(offerer) {
     closePeer();
     const pc = new RTCPeerConnection({ iceServers: chat.iceServers, iceTransportPolicy: relayOnly ? 'relay' : 'all' });
     chat.pc = pc;
     chat.pendingCandidates = [];
     chat.remoteFingerprint = null;
+    chat.offerer = offerer;
+    pakeReset();
     inboxOpened();
     pc.onicecandidate = (e) => {
       if (chat.pc !== pc) return;
@@ -450,14 +483,14 @@
     let pc = chat.pc;
     const restart = pc && pc.signalingState !== 'closed';
     if (!restart) {
-      pc = newPeerConnection();
+      pc = newPeerConnection(true);
       attach(pc.createDataChannel('chat'));
       attach(pc.createDataChannel('ctl'));
     }
     if (pc.signalingState === 'have-local-offer') await pc.setLocalDescription({ type: 'rollback' });
     const offer = await pc.createOffer(restart ? { iceRestart: true } : {});
     await pc.setLocalDescription(offer);
-    send({ type: 'webrtc_offer', sdp: pc.localDescription.sdp });
+    send({ type: 'webrtc_offer', sdp: announced(pc.localDescription.sdp) });
   }
 
   async function takeOffer(sdp) {
@@ -465,13 +498,14 @@
     let pc = chat.pc;
     // A new peer process (a resumed chatcli) has a new certificate: only a new connection can talk to it.
     const sameCert = pc && chat.remoteFingerprint && fingerprint && fingerprint.bytes.join() === chat.remoteFingerprint.bytes.join();
-    if (!pc || !sameCert || pc.signalingState === 'closed') pc = newPeerConnection();
+    if (!pc || !sameCert || pc.signalingState === 'closed') pc = newPeerConnection(false);
     if (pc.signalingState === 'have-local-offer') await pc.setLocalDescription({ type: 'rollback' });
     await pc.setRemoteDescription({ type: 'offer', sdp });
     chat.remoteFingerprint = fingerprint;
+    chat.peerRunsPAKE = runsPAKE(sdp);
     await flushCandidates(pc);
     await pc.setLocalDescription(await pc.createAnswer());
-    send({ type: 'webrtc_answer', sdp: pc.localDescription.sdp });
+    send({ type: 'webrtc_answer', sdp: announced(pc.localDescription.sdp) });
   }
 
   async function takeAnswer(sdp) {
@@ -485,6 +519,7 @@
     }
     await pc.setRemoteDescription({ type: 'answer', sdp });
     chat.remoteFingerprint = fingerprint;
+    chat.peerRunsPAKE = runsPAKE(sdp);
     await flushCandidates(pc);
   }
 
@@ -517,14 +552,9 @@
         const local = fingerprintOf(pc.localDescription && pc.localDescription.sdp);
         const remote = fingerprintOf(pc.remoteDescription && pc.remoteDescription.sdp);
         if (local && remote) chat.sas = await safetyWords(local, remote);
-        const how = path.relay ? 'through a relay' : 'directly';
-        $('path').textContent = `${path.relay ? 'relay' : 'direct'} (${path.local} ↔ ${path.remote})`;
-        $('path').dataset.path = path.type;
-        $('sas').textContent = chat.sas || 'unavailable';
-        $('sas-hint').hidden = !chat.sas;
-        setStatus(`Connected ${how}, end-to-end encrypted.`, 'connected');
-        note(chat.connectedOnce ? `Reconnected ${how}; nothing was lost.` : `Connected ${how}. Safety words: ${chat.sas}`);
-        chat.connectedOnce = true;
+        chat.shown = { path };
+        if (chat.auth === null && !chat.ended) setStatus(chat.secret ? 'Connected; checking the code…' : 'Connected; opening the chat…', 'checking');
+        showConnected();
         break;
       }
       case 'disconnected':
@@ -535,6 +565,23 @@
         if (chat.initiator && !chat.leaving) makeOffer().catch(() => {});   // ICE restart, as chatcli does
         break;
     }
+  }
+
+  // Said once the connection is up and the code settled (whichever comes last).
+  function showConnected() {
+    if (!chat.shown || chat.auth === null || chat.ended) return;
+    const { path } = chat.shown;
+    chat.shown = null;
+    const how = path.relay ? 'through a relay' : 'directly';
+    const byCode = chat.auth === 'pake' ? ', verified by code' : '';
+    $('path').textContent = `${path.relay ? 'relay' : 'direct'} (${path.local} ↔ ${path.remote})`;
+    $('path').dataset.path = path.type;
+    $('sas').textContent = chat.sas || 'unavailable';
+    $('auth').textContent = chat.auth === 'pake' ? 'verified by code: your peer typed the same code' : 'not proven by the code: compare the safety words';
+    $('sas-hint').hidden = !chat.sas || chat.auth === 'pake';
+    setStatus(`Connected ${how}, end-to-end encrypted${byCode}.`, 'connected');
+    note(chat.connectedOnce ? `Reconnected ${how}${byCode}; nothing was lost.` : `Connected ${how}${byCode}. Safety words: ${chat.sas}`);
+    chat.connectedOnce = true;
   }
 
   // The selected candidate pair, as chatcli reports it: `relay` when either
@@ -561,7 +608,7 @@
       if (chat.chatChannel && chat.chatChannel.readyState === 'open') return;
       chat.chatChannel = channel;
       channel.onopen = () => { opened(); $('message').focus(); };
-      channel.onmessage = (e) => { if (typeof e.data === 'string') inboxReceive(e.data); };
+      channel.onmessage = (e) => { if (typeof e.data === 'string') chatReceived(e.data); };
       // The peer closed the channel (a stream reset, RFC 8831 §6.7): it left, whatever the server says.
       channel.onclose = () => { if (chat.chatChannel === channel && !chat.leaving) peerLeft('channel'); };
       if (channel.readyState === 'open') opened();
@@ -572,12 +619,14 @@
       channel.onmessage = (e) => { if (typeof e.data === 'string') control(e.data); };
       if (channel.readyState === 'open') ctlOpened();
     } else if (channel.label === 'file') {
-      receiveFile(channel);
+      if (chat.auth === null) channel.close();   // no file before the code is settled
+      else receiveFile(channel);
     }
   }
 
   // A new connection: what the peer has not acknowledged goes again, oldest first.
   function opened() {
+    if (chat.auth === null) return startPAKE();
     if (!peerSpeaksDelivery) outbox.entries = [];
     outbox.base = outbox.entries.length ? outbox.entries[0].seq : outbox.nextSeq;
     outbox.helloSent = false;
@@ -586,6 +635,7 @@
   }
 
   function ctlOpened() {
+    if (chat.auth === null) return startPAKE();
     if (!chat.chatChannel || chat.chatChannel.readyState !== 'open' || outbox.helloSent) return;
     outbox.helloSent = true;
     sendControl({ type: 'hello', delivery: 1, epoch: outbox.epoch, next: outbox.base });
@@ -602,6 +652,12 @@
     let m;
     try { m = JSON.parse(text); } catch (_) { return; }
     if (!m || typeof m !== 'object') return;
+    if (m.type === 'pake') return pakeMessage(m);
+    if (chat.auth === null) {
+      if (m.type !== 'hello' || !chat.secret) { chat.held.push(['ctl', text]); return; }
+      peerWentOnWithoutPAKE();
+      if (chat.auth === null) return;
+    }
     switch (m.type) {
       case 'hello':
         if (typeof m.epoch === 'string' && Number.isInteger(m.next) && m.next >= 1) { peerSpeaksDelivery = true; inboxHello(m.epoch, m.next); }
@@ -628,6 +684,151 @@
     }
   }
 
+  // ---- the code's PAKE on `ctl` (WireProtocol §4c, cpace.js) ------------
+  //
+  // With a secret (this page created the chat, or its link or the typed code
+  // had the words), the page says so in its description (a=x-chatcli-pake)
+  // and, once `chat` and `ctl` are open, runs CPace with the peer, bound to
+  // the room and both certificates. Until it settles nothing typed is sent,
+  // nothing received is shown, no file goes either way, and the delivery
+  // `hello` waits; the `pake` messages therefore always precede it.
+
+  const PAKE_DEADLINE_MS = 10000;
+
+  function pakeReset() {
+    clearTimeout(chat.pakeTimer);
+    chat.pakeTimer = null; chat.auth = null; chat.exchange = null; chat.held = []; chat.peerRunsPAKE = false;
+  }
+
+  const announced = (sdp) => (chat.secret ? sdp.replace(/(\r\n)?$/, '\r\n') + 'a=x-chatcli-pake\r\n' : sdp);
+  const runsPAKE = (sdp) => /^a=x-chatcli-pake\s*$/m.test(sdp);
+
+  // The raw SHA-256 certificate fingerprint of a description (the PAKE's binding).
+  function certificate(description) {
+    const m = /^a=fingerprint:sha-256[ \t]+([0-9A-Fa-f:]+)\s*$/mi.exec((description && description.sdp) || '');
+    const bytes = m ? m[1].split(':').map((h) => parseInt(h, 16)) : [];
+    return bytes.length === 32 && bytes.every((b) => b >= 0 && b <= 255) ? Uint8Array.from(bytes) : null;
+  }
+
+  function exchangeNow() {
+    if (chat.exchange) return chat.exchange;
+    const pc = chat.pc, local = pc && certificate(pc.localDescription), remote = pc && certificate(pc.remoteDescription);
+    if (!chat.secret || !local || !remote || !chat.roomId) return null;
+    chat.exchange = self.CPace.handshake(chat.offerer, `${chat.code}-${chat.secret}`, {
+      roomId: chat.roomId, offererFingerprint: chat.offerer ? local : remote, answererFingerprint: chat.offerer ? remote : local,
+    });
+    return chat.exchange;
+  }
+
+  function channelsOpen() {
+    return chat.chatChannel && chat.chatChannel.readyState === 'open' && chat.ctlChannel && chat.ctlChannel.readyState === 'open';
+  }
+
+  // Both channels open: the code settles at once, or its PAKE starts (the offerer sends its share).
+  function startPAKE() {
+    if (chat.auth !== null || chat.ended || !channelsOpen() || chat.pakeTimer !== null) return;
+    if (!chat.secret || chat.pakeRan) {
+      const remote = chat.pc && certificate(chat.pc.remoteDescription);
+      let auth = 'none';
+      if (chat.provenFingerprint && remote && self.CPace.equalBytes(remote, chat.provenFingerprint)) auth = 'pake';
+      else if (chat.provenFingerprint) note('Your peer reconnected with a new certificate, which the code did not prove: compare the safety words.');
+      return release(auth);
+    }
+    if (!chat.peerRunsPAKE) return settlePAKE('unproven');
+    chat.pakeTimer = setTimeout(pakeDeadline, PAKE_DEADLINE_MS);
+    const exchange = exchangeNow();
+    const first = exchange && chat.offerer ? exchange.start() : null;
+    if (first) sendControl(first);
+  }
+
+  function pakeMessage(m) {
+    if (!chat.secret) {
+      // This side has only the digits; the peer's code has words.
+      if (m.step === 'share') sendControl({ type: 'pake', step: 'unproven' });
+      else if (m.step !== 'unproven') return;
+      if (!chat.toldUnproven) note('Your peer\'s code has a secret part that you did not type, so the code does not prove who your peer is: compare the safety words.');
+      chat.toldUnproven = true;
+      return;
+    }
+    if (chat.auth !== null || chat.ended) {
+      if (m.step === 'failed' && chat.auth !== null) pakeFailed();
+      return;
+    }
+    const exchange = exchangeNow();
+    if (!exchange) return;
+    const reply = exchange.receive(m);
+    if (reply) sendControl(reply);
+    if (exchange.outcome) settlePAKE(exchange.outcome);
+  }
+
+  // The peer's `hello` came first, or nothing within the deadline: it runs no PAKE.
+  function peerWentOnWithoutPAKE() {
+    if (!chat.secret || chat.auth !== null || chat.ended) return;
+    const exchange = exchangeNow();
+    const reply = exchange && exchange.peerSkipped();
+    if (reply) sendControl(reply);
+    settlePAKE(exchange ? exchange.outcome : 'unproven');
+  }
+
+  function pakeDeadline() {
+    chat.pakeTimer = null;
+    peerWentOnWithoutPAKE();
+  }
+
+  function settlePAKE(outcome) {
+    clearTimeout(chat.pakeTimer);
+    chat.pakeTimer = null;
+    chat.pakeRan = true;
+    chat.exchange = null;
+    if (outcome === 'verified') {
+      chat.provenFingerprint = certificate(chat.pc && chat.pc.remoteDescription);
+      release('pake');
+    } else if (outcome === 'unproven' && !chat.typedSecret) {
+      note('Your peer did not prove the code\'s secret part (it may only know the six digits): compare the safety words.');
+      release('none');
+    } else {
+      pakeFailed();
+    }
+  }
+
+  // Settled: the connection is announced, then what was held flows both ways.
+  function release(auth) {
+    clearTimeout(chat.pakeTimer);
+    chat.pakeTimer = null;
+    chat.auth = auth;
+    document.body.dataset.auth = auth;
+    showConnected();
+    const held = chat.held;
+    chat.held = [];
+    for (const [kind, text] of held) if (kind === 'chat') inboxReceive(text); else control(text);
+    if (chat.chatChannel && chat.chatChannel.readyState === 'open') opened();
+  }
+
+  // Other secret words, or someone in the middle: nothing shown or sent, the
+  // room left (the code cannot be tried again). The peer gets a moment to
+  // read our `failed` before the connection goes.
+  function pakeFailed() {
+    if (chat.ended) return;
+    chat.ended = true;
+    chat.leaving = true;
+    clearTimeout(chat.pakeTimer);
+    chat.held = [];
+    document.body.dataset.error = 'pake_failed';
+    fail('The code did not match: your peer typed other secret words, or someone is in the middle. Nothing was sent or shown; ask your peer for a new code.');
+    finished();
+    $('again').focus();
+    setTimeout(() => {
+      closePeer();
+      send({ type: 'leave_room' });
+      if (chat.ws) chat.ws.close();
+    }, 2000);
+  }
+
+  function chatReceived(text) {
+    if (chat.auth === null) chat.held.push(['chat', text]);
+    else inboxReceive(text);
+  }
+
   function peerText(text) {
     addLine('peer', chat.peerName || 'peer', text);
   }
@@ -640,8 +841,9 @@
     }
     outbox.entries.push({ seq: outbox.nextSeq++, text });
     const ch = chat.chatChannel;
-    if (ch && ch.readyState === 'open') ch.send(text);
-    else note('Not connected yet: the message goes as soon as your peer is here.');
+    if (ch && ch.readyState === 'open' && chat.auth !== null) ch.send(text);
+    else if (ch && ch.readyState === 'open') note('The code is being checked: the message goes once it is.');
+    else if (!chat.ended) note('Not connected yet: the message goes as soon as your peer is here.');
     addLine('mine', chat.name || 'you', text);
   }
 
@@ -806,7 +1008,7 @@
   // This side sends: its own channel; data only while the send buffer is under 1 MiB.
   function sendFile(file) {
     const pc = chat.pc, name = file.name;
-    if (!pc || !chat.chatChannel || chat.chatChannel.readyState !== 'open') return note(`Not connected: ${name} was not sent.`);
+    if (!pc || !chat.chatChannel || chat.chatChannel.readyState !== 'open' || chat.auth === null) return note(`Not connected: ${name} was not sent.`);
     if (!name || enc(name).length > 255) return note('A file name over 255 bytes cannot be sent.');
     const channel = pc.createDataChannel('file', { protocol: 'chatcli-file/1' });
     channel.binaryType = 'arraybuffer';
@@ -952,7 +1154,7 @@
     $('name-form').addEventListener('submit', (e) => e.preventDefault());
     $('name').addEventListener('change', () => {
       chat.name = cleanName($('name').value);
-      if (chat.name) sendControl({ type: 'name', name: chat.name });
+      if (chat.name && chat.auth !== null) sendControl({ type: 'name', name: chat.name });
     });
     $('send-form').addEventListener('submit', (e) => {
       e.preventDefault();
@@ -979,7 +1181,7 @@
     window.addEventListener('pagehide', () => { if (!chat.ended && chat.roomId) { send({ type: 'leave_room' }); } });
     const m = /^\/j\/([0-9]{6})$/.exec(location.pathname);
     if (m) {
-      join(m[1]).catch((e) => fail(String(e && e.message || e)));
+      join(m[1], linkSecret).catch((e) => fail(String(e && e.message || e)));
     } else {
       show(['start']);
       setStatus('Not connected.', 'idle');
