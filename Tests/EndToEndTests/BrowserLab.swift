@@ -212,6 +212,12 @@ final class Browser {
         return try wait(js, timeout: timeout, "\(count) peer messages") as? [String] ?? []
     }
 
+    /// Types a code into the join form and submits it, as a person would.
+    func typeCode(_ code: String) throws {
+        _ = try eval("(() => { document.getElementById('join-code').value = \(Self.literal(code)); "
+            + "document.getElementById('join-form').requestSubmit(); return true; })()")
+    }
+
     func click(_ id: String) throws { _ = try eval("document.getElementById(\(Self.literal(id))).click() || true") }
 
     static func literal(_ value: Any) -> String {

@@ -112,6 +112,25 @@ struct BrowserPAKETests {
         #expect(!cli.stdout.contains { $0.contains(#""event":"message""#) || $0.contains(#""event":"connected""#) }, "\(cli.transcript)")
     }
 
+    /// The join form takes the whole code as chatcli prints it; a
+    /// malformed secret is refused before anything reaches the server.
+    @Test func aPageJoinsWithTheWholeCodeTypedIntoTheForm() throws {
+        let lab = try BrowserLab()
+        let cli = try lab.chatcli(["create"], name: "chatcli")
+        let whole = try #require(cli.waitForEvent("code", timeout: 20)?["code"] as? String, "\(cli.transcript)")
+        let browser = try lab.browser("chromium")
+        try browser.open(BrowserLab.serverURL + "/")
+        try browser.typeCode(String(whole.prefix(6)) + "-brave-notaword")
+        _ = try browser.wait("document.body.dataset.state === 'failed'", timeout: 30, "the refusal")
+        #expect((try browser.eval("document.getElementById('error').textContent") as? String)?.contains("not a chatcli code") == true)
+        try browser.open(BrowserLab.serverURL + "/")
+        try browser.typeCode(whole.replacingOccurrences(of: "-", with: " ").uppercased())
+        try browser.waitForState("connected")
+        let connected = try #require(cli.waitForEvent("connected", timeout: 30), "\(cli.transcript)")
+        #expect(connected["auth"] as? String == "pake", "\(connected)")
+        #expect(try browser.eval("document.body.dataset.auth") as? String == "pake")
+    }
+
     @Test func chromiumAndFirefoxProveTheCodeBetweenThemselves() throws {
         let lab = try BrowserLab()
         let firefox = try lab.browser("firefox")

@@ -129,7 +129,7 @@ struct BrowserTests {
 /// The page and its headers, from a real HTTP response of `chatcli serve`.
 @Test func thePageIsServedWithStrictHeaders() throws {
     let server = try ServerProcess()
-    for path in ["/", "/j/123456", "/app.js", "/app.css", "/sas-words.js"] {
+    for path in ["/", "/j/123456", "/app.js", "/app.css", "/sas-words.js", "/code-words.js", "/cpace.js"] {
         let head = try #require(rawGet(port: server.port, path), "GET \(path)")
         #expect(head.hasPrefix("HTTP/1.1 200"), "\(path): \(head)")
         for header in ["X-Content-Type-Options: nosniff", "Referrer-Policy: no-referrer", "Cache-Control: no-cache", "ETag: \"",
