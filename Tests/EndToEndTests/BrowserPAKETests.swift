@@ -152,6 +152,39 @@ struct BrowserPAKETests {
         #expect(try firefox.peerMessages(count: 1) == ["hello firefox"])
     }
 
+    /// A page that opened the link without its words proves nothing, and
+    /// neither does the page that created the chat: neither shows or sends
+    /// anything until its person has compared the safety words and pressed
+    /// "They match"; then what each typed arrives once, in order.
+    @Test func anUnprovenChatBetweenPagesWaitsForEachPersonToAcceptTheSafetyWords() throws {
+        let lab = try BrowserLab()
+        let chromium = try lab.browser("chromium")
+        let firefox = try lab.browser("firefox")
+        try chromium.open(BrowserLab.serverURL + "/")
+        try chromium.click("create")
+        let link = try #require(try chromium.wait("document.body.dataset.state === 'waiting' && document.getElementById('link').textContent",
+                                                  timeout: 30, "the link") as? String)
+        try firefox.open(String(link.prefix { $0 != "#" }))   // the digits alone
+        try chromium.waitForState("unproven")
+        try firefox.waitForState("unproven")
+        _ = try firefox.wait("document.getElementById('sas').textContent.split(' ').length === 5", timeout: 30, "the safety words")
+        #expect(try chromium.safetyWords() == firefox.safetyWords())
+        try chromium.send(["typed before the words were compared"])
+        try firefox.send(["typed before too"])
+        // Chromium's person accepts: its message goes, and Firefox holds it unseen.
+        try chromium.click("verify")
+        try chromium.waitForState("connected")
+        #expect(try chromium.eval("document.body.dataset.auth") as? String == "words")
+        _ = try firefox.wait("Number(document.body.dataset.held) >= 1", timeout: 30, "Chromium's message held in Firefox")
+        #expect(try firefox.eval("document.querySelectorAll('#messages li.peer').length") as? Int == 0)
+        #expect(try chromium.eval("document.querySelectorAll('#messages li.peer').length") as? Int == 0)
+        // Firefox's person accepts: both messages arrive, once.
+        try firefox.click("verify")
+        try firefox.waitForState("connected")
+        #expect(try firefox.peerMessages(count: 1) == ["typed before the words were compared"])
+        #expect(try chromium.peerMessages(count: 1) == ["typed before too"])
+    }
+
     // MARK: Helpers
 
     /// The server's access log and what the browser sent, from its own log,

@@ -257,6 +257,8 @@
     // The code's PAKE (pake.js): the secret words, and what this connection proved.
     secret: null, typedSecret: false, offerer: false, peerRunsPAKE: false, auth: null, exchange: null,
     pakeTimer: null, pakeRan: false, provenFingerprint: null, held: [], shown: null, toldUnproven: false,
+    // Not proven by the code: held until the person compares the safety words and accepts them.
+    awaitingAcceptance: false, acceptedFingerprint: null,
   };
 
   async function loadICEServers() {
@@ -553,7 +555,8 @@
         const remote = fingerprintOf(pc.remoteDescription && pc.remoteDescription.sdp);
         if (local && remote) chat.sas = await safetyWords(local, remote);
         chat.shown = { path };
-        if (chat.auth === null && !chat.ended) setStatus(chat.secret ? 'Connected; checking the code…' : 'Connected; opening the chat…', 'checking');
+        if (chat.auth === null && !chat.ended && !chat.awaitingAcceptance) setStatus(chat.secret ? 'Connected; checking the code…' : 'Connected; opening the chat…', 'checking');
+        showSafetyWords();
         showConnected();
         break;
       }
@@ -573,12 +576,14 @@
     const { path } = chat.shown;
     chat.shown = null;
     const how = path.relay ? 'through a relay' : 'directly';
-    const byCode = chat.auth === 'pake' ? ', verified by code' : '';
+    const byCode = { pake: ', verified by code', words: ', verified by the safety words' }[chat.auth] || '';
     $('path').textContent = `${path.relay ? 'relay' : 'direct'} (${path.local} ↔ ${path.remote})`;
     $('path').dataset.path = path.type;
     $('sas').textContent = chat.sas || 'unavailable';
-    $('auth').textContent = chat.auth === 'pake' ? 'verified by code: your peer typed the same code' : 'not proven by the code: compare the safety words';
-    $('sas-hint').hidden = !chat.sas || chat.auth === 'pake';
+    $('auth').textContent = {
+      pake: 'verified by code: your peer typed the same code', words: 'verified: you compared the safety words',
+    }[chat.auth] || 'not proven by the code: compare the safety words';
+    $('sas-hint').hidden = !chat.sas || chat.auth !== 'none';
     setStatus(`Connected ${how}, end-to-end encrypted${byCode}.`, 'connected');
     note(chat.connectedOnce ? `Reconnected ${how}${byCode}; nothing was lost.` : `Connected ${how}${byCode}. Safety words: ${chat.sas}`);
     chat.connectedOnce = true;
@@ -624,13 +629,15 @@
     }
   }
 
-  // A new connection: what the peer has not acknowledged goes again, oldest first.
+  // A new connection: what the peer has not acknowledged goes again, oldest
+  // first (a peer without delivery acks nothing: only what was never sent,
+  // typed while the code was checked or before the peer came, goes).
   function opened() {
     if (chat.auth === null) return startPAKE();
-    if (!peerSpeaksDelivery) outbox.entries = [];
+    if (!peerSpeaksDelivery) outbox.entries = outbox.entries.filter((e) => !e.sent);
     outbox.base = outbox.entries.length ? outbox.entries[0].seq : outbox.nextSeq;
     outbox.helloSent = false;
-    for (const entry of outbox.entries) chat.chatChannel.send(entry.text);
+    for (const entry of outbox.entries) { chat.chatChannel.send(entry.text); entry.sent = true; }
     if (chat.ctlChannel && chat.ctlChannel.readyState === 'open') ctlOpened();
   }
 
@@ -654,7 +661,7 @@
     if (!m || typeof m !== 'object') return;
     if (m.type === 'pake') return pakeMessage(m);
     if (chat.auth === null) {
-      if (m.type !== 'hello' || !chat.secret) { chat.held.push(['ctl', text]); return; }
+      if (m.type !== 'hello' || !chat.secret || chat.awaitingAcceptance) return hold('ctl', text);
       peerWentOnWithoutPAKE();
       if (chat.auth === null) return;
     }
@@ -697,7 +704,7 @@
 
   function pakeReset() {
     clearTimeout(chat.pakeTimer);
-    chat.pakeTimer = null; chat.auth = null; chat.exchange = null; chat.held = []; chat.peerRunsPAKE = false;
+    chat.pakeTimer = null; chat.auth = null; chat.exchange = null; chat.awaitingAcceptance = false; chat.held = []; chat.peerRunsPAKE = false;
   }
 
   const announced = (sdp) => (chat.secret ? sdp.replace(/(\r\n)?$/, '\r\n') + 'a=x-chatcli-pake\r\n' : sdp);
@@ -726,13 +733,14 @@
 
   // Both channels open: the code settles at once, or its PAKE starts (the offerer sends its share).
   function startPAKE() {
-    if (chat.auth !== null || chat.ended || !channelsOpen() || chat.pakeTimer !== null) return;
+    if (chat.auth !== null || chat.ended || chat.awaitingAcceptance || !channelsOpen() || chat.pakeTimer !== null) return;
     if (!chat.secret || chat.pakeRan) {
       const remote = chat.pc && certificate(chat.pc.remoteDescription);
-      let auth = 'none';
-      if (chat.provenFingerprint && remote && self.CPace.equalBytes(remote, chat.provenFingerprint)) auth = 'pake';
-      else if (chat.provenFingerprint) note('Your peer reconnected with a new certificate, which the code did not prove: compare the safety words.');
-      return release(auth);
+      const same = (fingerprint) => fingerprint && remote && self.CPace.equalBytes(remote, fingerprint);
+      if (same(chat.provenFingerprint)) return release('pake');
+      if (same(chat.acceptedFingerprint)) return release('words');
+      if (chat.provenFingerprint || chat.acceptedFingerprint) return awaitAcceptance('Your peer reconnected with a new certificate, which nobody has checked.');
+      return awaitAcceptance('Your code had no secret words, so it does not prove who your peer is.');
     }
     if (!chat.peerRunsPAKE) return settlePAKE('unproven');
     chat.pakeTimer = setTimeout(pakeDeadline, PAKE_DEADLINE_MS);
@@ -750,7 +758,7 @@
       chat.toldUnproven = true;
       return;
     }
-    if (chat.auth !== null || chat.ended) {
+    if (chat.auth !== null || chat.ended || chat.awaitingAcceptance) {
       if (m.step === 'failed' && chat.auth !== null) pakeFailed();
       return;
     }
@@ -763,7 +771,7 @@
 
   // The peer's `hello` came first, or nothing within the deadline: it runs no PAKE.
   function peerWentOnWithoutPAKE() {
-    if (!chat.secret || chat.auth !== null || chat.ended) return;
+    if (!chat.secret || chat.auth !== null || chat.ended || chat.awaitingAcceptance) return;
     const exchange = exchangeNow();
     const reply = exchange && exchange.peerSkipped();
     if (reply) sendControl(reply);
@@ -784,11 +792,38 @@
       chat.provenFingerprint = certificate(chat.pc && chat.pc.remoteDescription);
       release('pake');
     } else if (outcome === 'unproven' && !chat.typedSecret) {
-      note('Your peer did not prove the code\'s secret part (it may only know the six digits): compare the safety words.');
-      release('none');
+      awaitAcceptance('Your peer did not prove the code\'s secret part (it may only know the six digits).');
     } else {
       pakeFailed();
     }
+  }
+
+  // Not proven by the code (no secret words, a peer that ran no PAKE, or a new
+  // certificate): nothing flows either way until the person has compared the
+  // safety words and pressed "They match" (or leaves).
+  function awaitAcceptance(why) {
+    clearTimeout(chat.pakeTimer);
+    chat.pakeTimer = null;
+    chat.awaitingAcceptance = true;
+    document.body.dataset.auth = 'unproven';
+    $('verify').disabled = false;
+    note(`${why} Compare the safety words with your peer by voice, then press "They match" to start the chat, or leave.`);
+    setStatus('Connected, not proven: compare the safety words.', 'unproven');
+    showSafetyWords();
+  }
+
+  function showSafetyWords() {
+    if (!chat.awaitingAcceptance) return;
+    $('sas').textContent = chat.sas || '(once connected)';
+    $('auth').textContent = 'not proven by the code: compare the safety words';
+    $('sas-hint').hidden = !chat.sas;
+  }
+
+  // The person compared the safety words and they matched: this certificate is accepted.
+  function accept() {
+    chat.awaitingAcceptance = false;
+    chat.acceptedFingerprint = certificate(chat.pc && chat.pc.remoteDescription);
+    release('words');
   }
 
   // Settled: the connection is announced, then what was held flows both ways.
@@ -800,6 +835,7 @@
     showConnected();
     const held = chat.held;
     chat.held = [];
+    document.body.dataset.held = 0;
     for (const [kind, text] of held) if (kind === 'chat') inboxReceive(text); else control(text);
     if (chat.chatChannel && chat.chatChannel.readyState === 'open') opened();
   }
@@ -825,8 +861,14 @@
   }
 
   function chatReceived(text) {
-    if (chat.auth === null) chat.held.push(['chat', text]);
+    if (chat.auth === null) hold('chat', text);
     else inboxReceive(text);
+  }
+
+  // Peer content kept unseen until the code settles (data-held: how much, for tests).
+  function hold(kind, text) {
+    chat.held.push([kind, text]);
+    document.body.dataset.held = chat.held.length;
   }
 
   function peerText(text) {
@@ -839,9 +881,11 @@
       note('That message is over 256 KB and was not sent.');
       return;
     }
-    outbox.entries.push({ seq: outbox.nextSeq++, text });
+    const entry = { seq: outbox.nextSeq++, text, sent: false };
+    outbox.entries.push(entry);
     const ch = chat.chatChannel;
-    if (ch && ch.readyState === 'open' && chat.auth !== null) ch.send(text);
+    if (ch && ch.readyState === 'open' && chat.auth !== null) { ch.send(text); entry.sent = true; }
+    else if (chat.awaitingAcceptance) note('Not sent yet: it goes once you have compared the safety words and pressed "They match".');
     else if (ch && ch.readyState === 'open') note('The code is being checked: the message goes once it is.');
     else if (!chat.ended) note('Not connected yet: the message goes as soon as your peer is here.');
     addLine('mine', chat.name || 'you', text);
@@ -1170,6 +1214,7 @@
     });
     $('verify').addEventListener('click', () => {
       if (!chat.sas) return;
+      if (chat.awaitingAcceptance) accept();
       sendControl({ type: 'verified', sas: chat.sas });
       note('You marked the safety words as verified.');
       $('verify').disabled = true;
