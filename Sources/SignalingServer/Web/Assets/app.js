@@ -740,7 +740,8 @@
       if (same(chat.provenFingerprint)) return release('pake');
       if (same(chat.acceptedFingerprint)) return release('words');
       if (chat.provenFingerprint || chat.acceptedFingerprint) return awaitAcceptance('Your peer reconnected with a new certificate, which nobody has checked.');
-      return awaitAcceptance('Your code had no secret words, so it does not prove who your peer is.');
+      return awaitAcceptance(chat.secret ? 'The code did not prove who your peer is on this connection.'
+        : 'Your code had no secret words, so it does not prove who your peer is.');
     }
     if (!chat.peerRunsPAKE) return settlePAKE('unproven');
     chat.pakeTimer = setTimeout(pakeDeadline, PAKE_DEADLINE_MS);
