@@ -31,8 +31,21 @@ let package = Package(
         // A sans-IO RESP codec and a Redis client on the event loop (for `serve --redis`).
         .target(name: "Redis", dependencies: ["Wire", "Runtime", "COpenSSL"]),
         .target(name: "MDNS", dependencies: ["Wire"]),
+        // The web page and the cluster's Redis scripts are files, embedded at build
+        // time (`PackageResources`) and linted by Tools/lib/lint-assets.
         .target(name: "SignalingServer", dependencies: [
             "Wire", "STUN", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL", "CShims", "Redis",
+        ], resources: [
+            .embedInCode("Web/Assets/index.html"), .embedInCode("Web/Assets/app.css"), .embedInCode("Web/Assets/app.js"),
+            .embedInCode("Web/Assets/sas-words.js"), .embedInCode("Web/Assets/icon.svg"),
+            .embedInCode("Web/Assets/code-words.js"), .embedInCode("Web/Assets/cpace.js"),
+            .embedInCode("Cluster/Scripts/common.lua"), .embedInCode("Cluster/Scripts/seat-preamble.lua"),
+            .embedInCode("Cluster/Scripts/create.lua"), .embedInCode("Cluster/Scripts/limited.lua"),
+            .embedInCode("Cluster/Scripts/accept.lua"), .embedInCode("Cluster/Scripts/check.lua"),
+            .embedInCode("Cluster/Scripts/lookup.lua"), .embedInCode("Cluster/Scripts/delete.lua"),
+            .embedInCode("Cluster/Scripts/purge.lua"), .embedInCode("Cluster/Scripts/beat.lua"),
+            .embedInCode("Cluster/Scripts/Seat/join.lua"), .embedInCode("Cluster/Scripts/Seat/leave.lua"),
+            .embedInCode("Cluster/Scripts/Seat/relay.lua"), .embedInCode("Cluster/Scripts/Seat/disconnect.lua"),
         ]),
         .target(name: "SCTP", dependencies: ["Wire", "CShims"]),
         .target(name: "PAKE", dependencies: ["Wire", "CSodium"]),
@@ -65,7 +78,7 @@ let package = Package(
         .testTarget(name: "RedisTests", dependencies: ["Redis", "SignalingServer", "Wire", "TestSupport"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Wire", "TestSupport"]),
         .testTarget(name: "SignalingServerTests", dependencies: [
-            "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport", "DTLS",
+            "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport", "DTLS", "PAKE",
         ]),
         .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "STUN", "Wire", "TestSupport"]),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal", "ChatClient", "TestSupport"]),

@@ -34,8 +34,9 @@ enum Commands {
             with --turn-members-only, a request that names no room gets the STUN entry alone (chatcli peers \
             always name their room). Credentials cannot be revoked before they expire.
 
-            The web client is served at / (create a chat or join by code) and /j/CODE (join at once): \
-            a browser is a peer like chatcli, with the same safety words. Invite codes never appear in the log.
+            The web client is served at / (create a chat or join by code) and /j/CODE#WORDS (join at once; \
+            the secret words ride in the fragment, which browsers never send): a browser is a peer like chatcli, \
+            runs the same PAKE on the whole code and shows the same safety words. Invite codes never appear in the log.
             With --redis, several instances behind a load balancer share rooms, rate limits, long polls and \
             the signaling relay; --db is not used. While Redis is unreachable, /healthz and the room routes \
             answer 503 with Retry-After. SIGTERM drains: WebSockets close with 1001 so clients move to \

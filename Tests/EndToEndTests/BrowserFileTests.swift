@@ -22,7 +22,7 @@ struct BrowserFileTests {
                                                           "--server", lab.url, "--no-store", "--accept-unproven"],
                                 environment: ["LANG": "C.UTF-8", "TERM": "screen", "NO_COLOR": "1"])
         defer { pane.kill() }
-        #expect(pane.waitFor("[connected · direct] >", timeout: 60).ok, "\(pane.screen())")
+        #expect(pane.waitFor("[connected · direct · verified] >", timeout: 60).ok, "the whole code proves the page: \(pane.screen())")
         try browser.waitForState("connected")
 
         let dir = Harness.temporaryDirectory()

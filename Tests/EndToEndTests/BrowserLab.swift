@@ -113,8 +113,10 @@ final class BrowserLab {
     }
 
     /// `mdns`: the browser's default of hiding host addresses behind `.local` names.
-    func browser(_ kind: String, name: String? = nil, mdns: Bool = false) throws -> Browser {
-        try Browser(lab: self, kind: kind, name: name ?? kind, mdns: mdns)
+    /// `netlog`: a file for the browser's own log of every request it makes
+    /// (complete once `quitAndWait` returns).
+    func browser(_ kind: String, name: String? = nil, mdns: Bool = false, netlog: String? = nil) throws -> Browser {
+        try Browser(lab: self, kind: kind, name: name ?? kind, mdns: mdns, netlog: netlog)
     }
 
     deinit {
@@ -136,9 +138,10 @@ final class Browser {
     let kind: String
     private var consumed = 0
 
-    init(lab: BrowserLab, kind: String, name: String, mdns: Bool) throws {
+    init(lab: BrowserLab, kind: String, name: String, mdns: Bool, netlog: String? = nil) throws {
         self.kind = kind
-        process = try lab.exec([Harness.pythonPath, BrowserLab.driver, kind] + (mdns ? ["--mdns"] : []), name: name)
+        process = try lab.exec([Harness.pythonPath, BrowserLab.driver, kind] + (mdns ? ["--mdns"] : []) + (netlog.map { ["--netlog", $0] } ?? []),
+                               name: name)
         let ready = next(timeout: 120)
         guard ready?["event"] as? String == "ready" else { throw BrowserError("\(kind) did not start: \(ready ?? [:])\n\(process.transcript)") }
     }
@@ -211,6 +214,12 @@ final class Browser {
         return try wait(js, timeout: timeout, "\(count) peer messages") as? [String] ?? []
     }
 
+    /// Types a code into the join form and submits it, as a person would.
+    func typeCode(_ code: String) throws {
+        _ = try eval("(() => { document.getElementById('join-code').value = \(Self.literal(code)); "
+            + "document.getElementById('join-form').requestSubmit(); return true; })()")
+    }
+
     func click(_ id: String) throws { _ = try eval("document.getElementById(\(Self.literal(id))).click() || true") }
 
     static func literal(_ value: Any) -> String {
@@ -221,12 +230,22 @@ final class Browser {
     /// The driver ignores SIGTERM (blocked in test children): ask it to
     /// quit, then SIGKILL; the browser dies with it (PR_SET_PDEATHSIG).
     func quit() {
+        guard !ended else { return }
         process.write("{\"cmd\":\"quit\"}\n")
         process.closeInput()
         usleep(300_000)
         process.signal(SIGKILL)
         _ = process.waitForExit(timeout: 10)
     }
+
+    /// Closes the browser itself (so its logs are complete) and waits for the driver to end.
+    func quitAndWait() -> Int32? {
+        process.write("{\"cmd\":\"quit\"}\n")
+        process.closeInput()
+        ended = true
+        return process.waitForExit(timeout: 90)
+    }
+    private var ended = false
 
     deinit { quit() }
 }

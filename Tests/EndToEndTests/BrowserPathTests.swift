@@ -34,7 +34,7 @@ struct BrowserPathTests {
         let cli = try lab.chatcli(["create"], name: "chatcli")
         let link = try #require(cli.waitForEvent("code", timeout: 20)?["url"] as? String, "\(cli.transcript)")
         let browser = try lab.browser("chromium")
-        try browser.open(link + "?relay")
+        try browser.open(link.replacingOccurrences(of: "#", with: "?relay#"))   // the query before the fragment
         try browser.waitForState("connected")
         let connected = try #require(cli.waitForEvent("connected", timeout: 30), "\(cli.transcript)")
         #expect(try browser.eval("document.getElementById('path').dataset.path") as? String == "relay")
@@ -125,7 +125,7 @@ struct BrowserPathTests {
             _ = demo.waitForExit(timeout: 60)
         }
         let line = try #require(demo.waitForLine(timeout: 120) { $0.contains("/j/") }, "\(demo.transcript)")
-        let link = try #require(line.range(of: #"http://198\.18\.64\.1:\d+/j/\d{6}"#, options: .regularExpression).map { String(line[$0]) },
+        let link = try #require(line.range(of: #"http://198\.18\.64\.1:\d+/j/\d{6}(#[a-z]+-[a-z]+)?"#, options: .regularExpression).map { String(line[$0]) },
                                 "\(demo.transcript)")
         let browser = try lab.browser("chromium")
         try browser.open(link)

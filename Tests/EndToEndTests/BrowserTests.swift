@@ -19,8 +19,9 @@ struct BrowserTests {
         let cli = try lab.chatcli(["create"], name: "chatcli")
         let code = try #require(cli.waitForEvent("code", timeout: 20), "\(cli.transcript)")
         let link = try #require(code["url"] as? String)
-        #expect(link == "\(BrowserLab.serverURL)/j/\(code["locator"] as? String ?? "")")
-        #expect((code["code"] as? String)?.hasPrefix((code["locator"] as? String ?? "") + "-") == true, "\(code)")
+        let locator = code["locator"] as? String ?? ""
+        #expect((code["code"] as? String)?.hasPrefix(locator + "-") == true, "\(code)")
+        #expect(link == "\(BrowserLab.serverURL)/j/\(locator)#\((code["code"] as? String ?? "").dropFirst(7))")
         let browser = try lab.browser("chromium")
         let started = Date()
         try browser.open(link)
@@ -28,6 +29,7 @@ struct BrowserTests {
         let elapsed = Date().timeIntervalSince(started)
         print("chromium joining a waiting chatcli create: connected \(Int(elapsed * 1000)) ms after opening the link")
         let connected = try #require(cli.waitForEvent("connected", timeout: 30), "\(cli.transcript)")
+        #expect(connected["auth"] as? String == "pake", "the link's words prove the code: \(connected)")
         #expect(try browser.safetyWords() == connected["sas"] as? String)
         #expect((try browser.eval("document.getElementById('path').dataset.path") as? String)?.isEmpty == false)
 
@@ -46,9 +48,11 @@ struct BrowserTests {
         try browser.open(BrowserLab.serverURL + "/")
         try browser.click("create")
         let code = try #require(try browser.wait("document.getElementById('code-cli').textContent", timeout: 30, "a code") as? String)
-        #expect(try browser.eval("document.getElementById('link').textContent") as? String == "\(BrowserLab.serverURL)/j/\(code)")
+        #expect(try browser.eval("document.getElementById('link').textContent") as? String
+                == "\(BrowserLab.serverURL)/j/\(code.prefix(6))#\(code.dropFirst(7))")
         let cli = try lab.chatcli(["join", code], name: "chatcli")
         let connected = try #require(cli.waitForEvent("connected", timeout: 60), "\(cli.transcript)")
+        #expect(connected["auth"] as? String == "pake", "the whole code proves the page: \(connected)")
         try browser.waitForState("connected")
         #expect(try browser.safetyWords() == connected["sas"] as? String)
 
@@ -125,7 +129,7 @@ struct BrowserTests {
 /// The page and its headers, from a real HTTP response of `chatcli serve`.
 @Test func thePageIsServedWithStrictHeaders() throws {
     let server = try ServerProcess()
-    for path in ["/", "/j/123456", "/app.js", "/app.css", "/sas-words.js"] {
+    for path in ["/", "/j/123456", "/app.js", "/app.css", "/sas-words.js", "/code-words.js", "/cpace.js"] {
         let head = try #require(rawGet(port: server.port, path), "GET \(path)")
         #expect(head.hasPrefix("HTTP/1.1 200"), "\(path): \(head)")
         for header in ["X-Content-Type-Options: nosniff", "Referrer-Policy: no-referrer", "Cache-Control: no-cache", "ETag: \"",

@@ -14,8 +14,11 @@ struct InviteQRCodeTests {
         let server = try ServerProcess()
         let (alice, code) = try InteractiveTests.create(server, colors: colors)
         defer { alice.kill() }
-        let link = "\(server.url)/j/\(code)"
         let shown = alice.waitFor(timeout: 20) { Self.symbol(in: $0).count > 10 }
+        // The locator in the path, the secret words in the fragment.
+        let link = try #require(shown.screen.range(of: #"http://\S+/j/\d{6}#[a-z]+-[a-z]+"#, options: .regularExpression)
+            .map { String(shown.screen[$0]) }, "\(shown.screen)")
+        #expect(link.hasPrefix("\(server.url)/j/\(code)#"), "\(link)")
         #expect(shown.screen.contains("Or open this link in a browser: \(link)"), "\(shown.screen)")
         #expect(try Self.decode(Self.symbol(in: shown.screen)) == link, "\(shown.screen)")
         if colors {
@@ -32,7 +35,7 @@ struct InviteQRCodeTests {
                                 environment: ["LANG": "C.UTF-8", "TERM": "screen", "NO_COLOR": "1"])
         defer { pane.kill() }
         let shown = pane.waitFor(timeout: 20) { Self.symbol(in: $0).count > 10 }
-        let link = try #require(shown.screen.range(of: #"http://\S+/j/\d{6}"#, options: .regularExpression).map { String(shown.screen[$0]) }, "\(shown.screen)")
+        let link = try #require(shown.screen.range(of: #"http://\S+/j/\d{6}#[a-z]+-[a-z]+"#, options: .regularExpression).map { String(shown.screen[$0]) }, "\(shown.screen)")
         #expect(try Self.decode(Self.symbol(in: shown.screen)) == link)
     }
 

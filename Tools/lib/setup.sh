@@ -12,6 +12,7 @@ CHATCLI_APT_PACKAGES=(
   libqrencode-dev zbar-tools
   libkeyutils-dev keyutils
   dpkg-dev lintian mmdebstrap
+  eslint lua-check
 )
 # PyPI packages for the independent interop peers.
 CHATCLI_PIP_PACKAGES=(websockets aiortc)

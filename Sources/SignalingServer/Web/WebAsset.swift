@@ -34,6 +34,8 @@ public struct WebAsset: Sendable {
         WebAsset(path: "/app.css", contentType: "text/css; charset=utf-8", text: WebPage.css),
         WebAsset(path: "/app.js", contentType: "text/javascript; charset=utf-8", text: WebPage.script),
         WebAsset(path: "/sas-words.js", contentType: "text/javascript; charset=utf-8", text: WebPage.sasWords),
+        WebAsset(path: "/code-words.js", contentType: "text/javascript; charset=utf-8", text: WebPage.codeWords),
+        WebAsset(path: "/cpace.js", contentType: "text/javascript; charset=utf-8", text: WebPage.cpace),
         WebAsset(path: "/icon.svg", contentType: "image/svg+xml", text: WebPage.icon),
     ]
 }

@@ -21,13 +21,15 @@ public final class EventPrinter {
 
     public init(jsonMode: Bool) { self.jsonMode = jsonMode }
 
-    /// The link a browser opens to join `code`: the six-digit locator only,
-    /// since the page does not run the PAKE (the secret words never go into
-    /// a URL, where a log or a history would keep them).
+    /// The link a browser opens to join `code`: the six-digit locator in
+    /// the path, the secret words in the fragment (`/j/123456#brave-calm`),
+    /// which browsers never send: the page reads them, removes them from the
+    /// address bar and runs the code's PAKE (WireProtocol §4c).
     public func inviteLink(_ code: String) -> String? {
         guard var base = inviteBase else { return nil }
         while base.hasSuffix("/") { base.removeLast() }
-        return "\(base)/j/\(PairingCode(userInput: code)?.locator ?? code)"
+        guard let pairing = PairingCode(userInput: code) else { return "\(base)/j/\(code)" }
+        return "\(base)/j/\(pairing.locator)" + (pairing.secret.map { "#\($0)" } ?? "")
     }
 
     /// The QR code to draw under the invite link, if any (`qrCodes`, and

@@ -19,10 +19,14 @@ It starts with {"event":"ready","browser":...,"version":...}. An error in a
 command is {"event":"error","message":...}; the driver keeps going. The
 browser dies with the driver (PR_SET_PDEATHSIG), whatever ends it.
 
-  driver.py chromium|firefox [--mdns]
+  driver.py chromium|firefox [--mdns] [--netlog PATH]
 
 --mdns keeps the browser's default of hiding host addresses behind mDNS
 names; without it they are shown (the tests' namespaces have no resolver).
+--netlog PATH records the browser's own log of every request it makes:
+Chromium's net log with socket bytes (--log-net-log), Firefox's HTTP and
+WebSocket logging (MOZ_LOG, in PATH and PATH.child-N files). The browser is
+then closed gracefully on quit, so the log is complete once the driver exits.
 """
 import asyncio
 import base64
@@ -110,8 +114,9 @@ def png_summary(data):
 class Chromium:
     name = "chromium"
 
-    def __init__(self, mdns):
+    def __init__(self, mdns, netlog=None):
         self.mdns = mdns
+        self.netlog = netlog
         self.next_id = 0
         self.pending = {}
         self.events = asyncio.Queue()
@@ -127,6 +132,8 @@ class Chromium:
                 "--ignore-certificate-errors"]
         if not self.mdns:
             args.append("--disable-features=WebRtcHideLocalIpsWithMdns")
+        if self.netlog:
+            args += [f"--log-net-log={self.netlog}", "--net-log-capture-mode=Everything"]
         args.append("about:blank")
         self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, preexec_fn=die_with_parent)
@@ -200,6 +207,12 @@ class Chromium:
         return base64.b64decode(shot["data"])
 
     async def close(self):
+        if self.netlog:   # the net log is finished when the browser closes itself
+            try:
+                await asyncio.wait_for(self.call("Browser.close"), 10)
+                await asyncio.get_running_loop().run_in_executor(None, lambda: self.proc.wait(30))
+            except Exception:
+                pass
         self.proc.kill()
         shutil.rmtree(self.profile, ignore_errors=True)
 
@@ -209,8 +222,9 @@ class Chromium:
 class Firefox:
     name = "firefox"
 
-    def __init__(self, mdns):
+    def __init__(self, mdns, netlog=None):
         self.mdns = mdns
+        self.netlog = netlog
         self.next_id = 0
 
     async def start(self):
@@ -233,6 +247,8 @@ class Firefox:
             for k, v in prefs.items():
                 f.write(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n")
         env = dict(os.environ, MOZ_HEADLESS="1", MOZ_CRASHREPORTER_DISABLE="1")
+        if self.netlog:
+            env.update(MOZ_LOG="timestamp,sync,nsHttp:5,nsWebSocket:5", MOZ_LOG_FILE=self.netlog)
         self.proc = subprocess.Popen(["firefox-esr", "--headless", "--marionette", "--no-remote",
                                       "--profile", self.profile, "about:blank"],
                                      stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -304,6 +320,11 @@ class Firefox:
             await asyncio.wait_for(self.call("Marionette:Quit", {"flags": ["eForceQuit"]}), 5)
         except Exception:
             pass
+        if self.netlog:
+            try:
+                await asyncio.get_running_loop().run_in_executor(None, lambda: self.proc.wait(30))
+            except Exception:
+                pass
         self.proc.kill()
         shutil.rmtree(self.profile, ignore_errors=True)
 
@@ -311,10 +332,11 @@ class Firefox:
 async def main():
     kind = sys.argv[1] if len(sys.argv) > 1 else ""
     mdns = "--mdns" in sys.argv[2:]
+    netlog = sys.argv[sys.argv.index("--netlog") + 1] if "--netlog" in sys.argv[2:-1] else None
     if kind not in ("chromium", "firefox"):
-        sys.stderr.write("usage: driver.py chromium|firefox [--mdns]\n")
+        sys.stderr.write("usage: driver.py chromium|firefox [--mdns] [--netlog PATH]\n")
         return 2
-    browser = Chromium(mdns) if kind == "chromium" else Firefox(mdns)
+    browser = Chromium(mdns, netlog) if kind == "chromium" else Firefox(mdns, netlog)
     try:
         version = await browser.start()
     except Exception as e:

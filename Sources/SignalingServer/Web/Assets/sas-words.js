@@ -1,7 +1,3 @@
-extension WebPage {
-    /// `/sas-words.js`: chatcli's safety-word list for the page. A test
-    /// checks it equals `SAS.wordList` word for word.
-    static let sasWords = #"""
 // The 256 safety words of chatcli (Sources/DTLS/SASWordList.swift), index = byte value.
 // Never reorder: a test checks this list equals chatcli's.
 self.SAS_WORDS = Object.freeze([
@@ -22,5 +18,3 @@ self.SAS_WORDS = Object.freeze([
   'sloth','snail','spider','sponge','squid','stamp','sugar','summit','sunset','swan','tango','teapot','tiger','tomato','topaz','tractor',
   'trumpet','tulip','tundra','turtle','valley','velvet','violin','volcano','waffle','walnut','walrus','wizard','yacht','yogurt','zebra','zipper',
 ]);
-"""#
-}

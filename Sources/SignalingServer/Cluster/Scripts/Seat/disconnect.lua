@@ -1,0 +1,3 @@
+vacate(M, 'peer_disconnected')
+redis.call('PEXPIRE', qk, 60000)
+return done()

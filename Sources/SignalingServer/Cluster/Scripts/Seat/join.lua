@@ -1,0 +1,53 @@
+local rid = ARGV[5]
+local code, exp = liveRoom(rid)
+if not code then
+  emit(M, 'ev', 'error', 'code', 'room_not_found')
+  return done()
+end
+local mk = P .. 'member:' .. M
+local sk = P .. 'seats:' .. rid
+local m = redis.call('HMGET', mk, 'room', 'seat')
+local seats = {redis.call('HGET', sk, '0'), redis.call('HGET', sk, '1')}
+for s = 1, 2 do
+  if seats[s] and seats[s] ~= M and not alive(seats[s]) then
+    redis.call('HDEL', sk, tostring(s - 1))
+    redis.call('HSET', P .. 'member:' .. seats[s], 'lost', '1')
+    local lk = P .. 'lost:' .. instanceOf(seats[s])
+    redis.call('SADD', lk, seats[s])
+    redis.call('PEXPIREAT', lk, exp)
+    seats[s] = false
+    local other = seats[3 - s]
+    if other and other ~= M and alive(other) then emit(other, 'ev', 'peer_disconnected', 'room', rid) end
+  end
+end
+local function count()
+  local n = 0
+  if seats[1] then n = n + 1 end
+  if seats[2] then n = n + 1 end
+  return n
+end
+if m[1] == rid and seats[tonumber(m[2]) + 1] == M then
+  local n = count()
+  emit(M, 'ev', 'joined', 'room', rid, 'n', n, 'init', m[2] == '0' and 1 or 0)
+  return done()
+end
+local free
+if not seats[1] then free = 0 elseif not seats[2] then free = 1 end
+if not free then
+  for s = 1, 2 do emit(seats[s], 'ev', 'probe') end
+  emit(M, 'ev', 'full')
+  return done()
+end
+if m[1] then vacate(M, 'peer_left') end
+redis.call('HSET', sk, tostring(free), M)
+redis.call('PEXPIREAT', sk, exp)
+redis.call('HSET', mk, 'room', rid, 'seat', tostring(free))
+redis.call('PEXPIREAT', mk, exp)
+seats[free + 1] = M
+local n = count()
+emit(M, 'ev', 'joined', 'room', rid, 'n', n, 'init', free == 0 and 1 or 0)
+if n == 2 then
+  emit(seats[2 - free], 'ev', 'ready', 'room', rid, 'init', free == 0 and 0 or 1)
+  emit(M, 'ev', 'ready', 'room', rid, 'init', free == 0 and 1 or 0)
+end
+return done()

@@ -1,0 +1,1 @@
+return retryAfter(P .. 'miss:' .. ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5]))
