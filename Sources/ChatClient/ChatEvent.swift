@@ -32,6 +32,9 @@ public enum ChatEvent: Equatable, Sendable {
     case message(String)
     /// A local line that could not be sent (`message_too_large`); the chat goes on.
     case notSent(code: String, message: String)
+    /// Something the peer sent was refused (`peer_message_too_large`); the
+    /// chat goes on.
+    case refused(code: String, message: String)
     /// Progress for a person (never printed in `--json` mode).
     case progress(String)
     /// The peer opened the `ctl` extras channel (interactive mode only).
@@ -43,6 +46,12 @@ public enum ChatEvent: Equatable, Sendable {
         .object(["event": "connected", "path": .string(info.path), "local": .string(info.local),
                  "remote": .string(info.remote), "sas": .string(info.sas), "rtt_ms": info.rttMilliseconds.map { JSON($0) } ?? .null,
                  "auth": .string(auth.rawValue)])
+    }
+
+    /// The peer sent a chat message over `a=max-message-size`.
+    public static func peerMessageTooLargeSentence(limit: Int) -> String {
+        "Your peer sent a message larger than \(limit) bytes, the most a chat message may have: it was not shown, "
+            + "your peer's side was told, and the chat goes on."
     }
 
     public static func undeliveredSentence(_ n: Int) -> String {
@@ -72,7 +81,8 @@ public enum ChatEvent: Equatable, Sendable {
         case .reconnected(let info, _, let auth):
             return Self.connectedJSON(info, auth: auth)
         case .message(let text): return ["event": "message", "text": .string(text)]
-        case .notSent(let code, let message): return ["event": "error", "error": .string(code), "message": .string(message)]
+        case .notSent(let code, let message), .refused(let code, let message):
+            return ["event": "error", "error": .string(code), "message": .string(message)]
         case .progress, .notice, .controlReady, .control: return nil
         }
     }

@@ -30,8 +30,25 @@ extension SCTPAssociation {
             return
         }
         var delivered: [ReassembledMessage] = []
-        reassembly.add(d, into: &delivered)
+        reassembly.add(d, cumulativeTSN: tracker.cumulativeTSN, into: &delivered)
         for m in delivered { emit(.message(stream: m.streamID, ppid: m.ppid, bytes: m.bytes)) }
+        for stream in reassembly.takeDiscarded() { reportDiscarded(stream: stream) }
+    }
+
+    /// A message over `maxMessageSize` was discarded (`ReassemblyQueue`):
+    /// the application hears it, and so does the peer, in an ERROR chunk
+    /// with a Protocol Violation cause (RFC 9260 §3.3.10.13) whose text says
+    /// what happened, since its stack considers the message delivered.
+    func reportDiscarded(stream: UInt16) {
+        statistics.messagesDiscarded += 1
+        emit(.messageTooLarge(stream: stream))
+        let info = Array("a message on stream \(stream) was larger than the a=max-message-size of \(config.maxMessageSize) bytes and was discarded".utf8)
+        var cause: [UInt8] = []
+        cause.appendU16(13)
+        cause.appendU16(UInt16(4 + info.count))
+        cause.append(contentsOf: info)
+        while cause.count % 4 != 0 { cause.append(0) }
+        controlChunks.append(.error(causes: cause[...]))
     }
 
     func handleForwardTSN(_ f: ForwardTSNChunk) {

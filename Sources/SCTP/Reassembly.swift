@@ -43,29 +43,59 @@ struct PartialMessage {
 }
 
 /// Per-stream reassembly and ordering (RFC 9260 §6.5, §6.6, §6.9).
+///
+/// A message larger than `maxMessageSize` (the `a=max-message-size` we
+/// advertise) is discarded, not buffered: its fragments are already
+/// acknowledged (their TSNs were received), so the sender will never send it
+/// again, and holding its SSN open would stop the stream for good. Instead
+/// the SSN is skipped, as a FORWARD TSN would skip it, later fragments of
+/// that message are dropped as they come, and `takeDiscarded()` reports the
+/// stream so the peer and the user can be told.
 struct ReassemblyQueue {
     struct OrderedStream {
         var expectedSSN: UInt16 = 0
         var pending: [UInt16: PartialMessage] = [:]
+        /// SSNs at or after `expectedSSN` whose message was too large and is
+        /// skipped when its turn comes.
+        var discarded: Set<UInt16> = []
+    }
+
+    /// The TSNs of an unordered message being discarded: from its first
+    /// fragment to its last, once known.
+    struct DiscardedRun {
+        var first: UInt32
+        var last: UInt32?
+        func contains(_ tsn: UInt32) -> Bool { tsnLessOrEqual(first, tsn) && last.map { tsnLessOrEqual(tsn, $0) } ?? true }
     }
 
     private var ordered: [UInt16: OrderedStream] = [:]
     /// Fragments of unordered multi-chunk messages, by TSN.
     private var unordered: [UInt32: DataChunk] = [:]
+    private var unorderedDiscards: [DiscardedRun] = []
+    /// At most this many unordered messages are being discarded at once;
+    /// past it the oldest is forgotten (its stray fragments are then held
+    /// until the receive window runs out, and a FORWARD TSN or the next
+    /// oversized run clears them).
+    static let maxUnorderedDiscards = 16
+    /// Streams of messages discarded as too large, not yet reported.
+    private var discardedStreams: [UInt16] = []
     /// Bytes held here, counted against the receive window.
     private(set) var bufferedBytes = 0
     let maxMessageSize: Int
 
     init(maxMessageSize: Int) { self.maxMessageSize = maxMessageSize }
 
+    /// The streams on which a message was discarded as too large since the last call.
+    mutating func takeDiscarded() -> [UInt16] {
+        defer { discardedStreams.removeAll() }
+        return discardedStreams
+    }
+
     /// Adds a new (non-duplicate) chunk and appends any deliverable messages.
-    mutating func add(_ chunk: DataChunk, into out: inout [ReassembledMessage]) {
+    /// `cumulativeTSN`: the receiver's, after this chunk.
+    mutating func add(_ chunk: DataChunk, cumulativeTSN: UInt32, into out: inout [ReassembledMessage]) {
         if chunk.isUnordered {
-            if chunk.isBeginning && chunk.isEnding {
-                out.append(ReassembledMessage(streamID: chunk.streamID, ppid: chunk.ppid, bytes: Array(chunk.userData)))
-            } else {
-                addUnorderedFragment(chunk, into: &out)
-            }
+            addUnordered(chunk, cumulativeTSN: cumulativeTSN, into: &out)
             return
         }
         // Taken out and put back, not copied: a copy would share the
@@ -74,21 +104,21 @@ struct ReassemblyQueue {
         var stream = ordered.removeValue(forKey: chunk.streamID) ?? OrderedStream()
         defer { ordered[chunk.streamID] = stream }
         // Fast path: the next expected single-chunk message.
-        if chunk.isBeginning && chunk.isEnding && chunk.streamSequence == stream.expectedSSN && stream.pending.isEmpty {
+        if chunk.isBeginning && chunk.isEnding && chunk.streamSequence == stream.expectedSSN && stream.pending.isEmpty
+            && stream.discarded.isEmpty && chunk.userData.count <= maxMessageSize
+        {
             out.append(ReassembledMessage(streamID: chunk.streamID, ppid: chunk.ppid, bytes: Array(chunk.userData)))
             stream.expectedSSN &+= 1
             return
         }
-        // Stale SSN (already delivered or skipped): drop.
-        if ssnLess(chunk.streamSequence, stream.expectedSSN) { return }
-        var partial = PartialMessage()
-        var existed = false
-        if let held = stream.pending.removeValue(forKey: chunk.streamSequence) {
-            partial = held
-            existed = true
-        }
-        guard partial.bytes + chunk.userData.count <= maxMessageSize + 65536 else {
-            if existed { stream.pending[chunk.streamSequence] = partial }
+        // Stale SSN (already delivered or skipped), or a message being discarded: drop.
+        if ssnLess(chunk.streamSequence, stream.expectedSSN) || stream.discarded.contains(chunk.streamSequence) { return }
+        var partial = stream.pending.removeValue(forKey: chunk.streamSequence) ?? PartialMessage()
+        guard partial.bytes + chunk.userData.count <= maxMessageSize else {
+            bufferedBytes -= partial.bytes
+            stream.discarded.insert(chunk.streamSequence)
+            discardedStreams.append(chunk.streamID)
+            deliverReady(&stream, streamID: chunk.streamID, into: &out)
             return
         }
         partial.add(chunk)
@@ -98,7 +128,12 @@ struct ReassemblyQueue {
     }
 
     private mutating func deliverReady(_ stream: inout OrderedStream, streamID: UInt16, into out: inout [ReassembledMessage]) {
-        while let p = stream.pending[stream.expectedSSN], p.isComplete {
+        while true {
+            if stream.discarded.remove(stream.expectedSSN) != nil {
+                stream.expectedSSN &+= 1
+                continue
+            }
+            guard let p = stream.pending[stream.expectedSSN], p.isComplete else { return }
             stream.pending[stream.expectedSSN] = nil
             bufferedBytes -= p.bytes
             out.append(ReassembledMessage(streamID: streamID, ppid: p.ppid, bytes: p.assemble()))
@@ -106,24 +141,81 @@ struct ReassemblyQueue {
         }
     }
 
+    private mutating func addUnordered(_ chunk: DataChunk, cumulativeTSN: UInt32, into out: inout [ReassembledMessage]) {
+        unorderedDiscards.removeAll { $0.last.map { tsnLessOrEqual($0, cumulativeTSN) } ?? false }
+        if let i = unorderedDiscards.firstIndex(where: { $0.contains(chunk.tsn) }) {
+            if chunk.isBeginning && chunk.tsn != unorderedDiscards[i].first {
+                // The next message began: the discarded one ended before it.
+                unorderedDiscards[i].last = chunk.tsn &- 1
+            } else {
+                if chunk.isEnding { unorderedDiscards[i].last = chunk.tsn }
+                return
+            }
+        }
+        if chunk.isBeginning && chunk.isEnding {
+            out.append(ReassembledMessage(streamID: chunk.streamID, ppid: chunk.ppid, bytes: Array(chunk.userData)))
+        } else {
+            addUnorderedFragment(chunk, into: &out)
+        }
+    }
+
     private mutating func addUnorderedFragment(_ chunk: DataChunk, into out: inout [ReassembledMessage]) {
         guard unordered[chunk.tsn] == nil else { return }
         unordered[chunk.tsn] = chunk
         bufferedBytes += chunk.userData.count
-        // Walk to both ends of the run containing this fragment.
+        // Walk to both ends of the run containing this fragment, counting
+        // its bytes: fragments of one message have consecutive TSNs.
+        var bytes = chunk.userData.count
         var first = chunk.tsn
         var limit = maxMessageSize / 16 + 2
-        while let c = unordered[first], !c.isBeginning, limit > 0 {
+        while let c = unordered[first], !c.isBeginning, let before = unordered[first &- 1], limit > 0 {
             first &-= 1
+            bytes += before.userData.count
+            limit -= 1
+        }
+        var last = chunk.tsn
+        while let c = unordered[last], !c.isEnding, let after = unordered[last &+ 1], limit > 0 {
+            last &+= 1
+            bytes += after.userData.count
             limit -= 1
         }
         guard let head = unordered[first], head.isBeginning else { return }
-        var last = chunk.tsn
-        while let c = unordered[last], !c.isEnding, limit > 0 {
-            last &+= 1
-            limit -= 1
+        if bytes > maxMessageSize || limit == 0 {
+            // Too large: drop what is here, and what is still to come of it.
+            discardUnordered(from: first)
+            discardedStreams.append(head.streamID)
+            return
         }
         guard let tail = unordered[last], tail.isEnding else { return }
+        out.append(ReassembledMessage(streamID: head.streamID, ppid: head.ppid, bytes: removeUnordered(from: first, to: last)))
+    }
+
+    /// Drops the unordered message whose first fragment is `first`: what is
+    /// here of it (every fragment up to its last, or up to the next
+    /// message's first, since one message's fragments have consecutive TSNs)
+    /// and, through `unorderedDiscards`, what is still to come.
+    private mutating func discardUnordered(from first: UInt32) {
+        var run = DiscardedRun(first: first, last: nil)
+        for tsn in unordered.keys.filter({ tsnLessOrEqual(first, $0) }).sorted(by: { tsnLess($0, $1) }) {
+            guard let c = unordered[tsn] else { continue }
+            if tsn != first && c.isBeginning {
+                run.last = tsn &- 1
+                break
+            }
+            unordered[tsn] = nil
+            bufferedBytes -= c.userData.count
+            if c.isEnding {
+                run.last = tsn
+                break
+            }
+        }
+        if unorderedDiscards.count >= Self.maxUnorderedDiscards { unorderedDiscards.removeFirst() }
+        unorderedDiscards.append(run)
+    }
+
+    /// Removes fragments `first...last` and returns their bytes in order.
+    @discardableResult
+    private mutating func removeUnordered(from first: UInt32, to last: UInt32) -> [UInt8] {
         var bytes: [UInt8] = []
         var t = first
         while true {
@@ -134,7 +226,7 @@ struct ReassemblyQueue {
             if t == last { break }
             t &+= 1
         }
-        out.append(ReassembledMessage(streamID: head.streamID, ppid: head.ppid, bytes: bytes))
+        return bytes
     }
 
     /// FORWARD TSN (RFC 3758 §3.6): drop fragments at or below `newCumulativeTSN`
@@ -144,6 +236,7 @@ struct ReassemblyQueue {
             unordered[tsn] = nil
             bufferedBytes -= c.userData.count
         }
+        unorderedDiscards.removeAll { $0.last.map { tsnLessOrEqual($0, newCumulativeTSN) } ?? false }
         for s in streams {
             var stream = ordered[s.streamID] ?? OrderedStream()
             while ssnLessOrEqual(stream.expectedSSN, s.streamSequence) {
@@ -151,6 +244,7 @@ struct ReassemblyQueue {
                     bufferedBytes -= p.bytes
                     if p.isComplete { out.append(ReassembledMessage(streamID: s.streamID, ppid: p.ppid, bytes: p.assemble())) }
                 }
+                stream.discarded.remove(stream.expectedSSN)
                 stream.expectedSSN &+= 1
             }
             deliverReady(&stream, streamID: s.streamID, into: &out)
@@ -165,6 +259,7 @@ struct ReassemblyQueue {
         for id in targets {
             guard var stream = ordered[id] else { continue }
             stream.expectedSSN = 0
+            stream.discarded = []
             deliverReady(&stream, streamID: id, into: &out)
             ordered[id] = stream
         }

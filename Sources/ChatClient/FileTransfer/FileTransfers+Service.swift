@@ -92,6 +92,14 @@ extension FileTransfers {
             } else {
                 firstMessage(bytes, for: t)
             }
+        case .messageTooLarge(let channel):
+            // A message of the transfer is lost: it cannot go on.
+            guard let t = transfer(on: channel) else { return }
+            let reason = "protocol violation: a message larger than the channel's limit"
+            t.sender?.cancel(reason)
+            t.receiver?.cancel(reason)
+            if t.sender == nil && t.receiver == nil { finish(t, .failed(id: t.id, .receiving, reason: reason)) }
+            finishWithEvents(t)
         case .channelClosed(let channel):
             guard let t = transfer(on: channel) else { return }
             t.channel = nil

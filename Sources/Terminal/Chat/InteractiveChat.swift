@@ -144,7 +144,7 @@ public final class InteractiveChat {
             connected(sas: info.sas, verified: auth != .none, sentence: event.sentence ?? "")
         case .peerLeft, .peerAway, .peerBack, .reconnected:
             show(.important, event.sentence ?? "")
-        case .error, .notSent, .undelivered:
+        case .error, .notSent, .refused, .undelivered:
             show(.error, event.sentence ?? "")
         case .controlReady:
             if let myName { manager.sendControl(.name(myName)) }

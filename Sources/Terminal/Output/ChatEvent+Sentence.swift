@@ -37,7 +37,7 @@ extension ChatEvent {
             let down = outage.map { " after \($0.milliseconds / 1000) s" } ?? ""
             return "Reconnected \(how)\(down) (\(info.local) ↔ \(info.remote)); nothing was lost."
         case .message(let text): return "peer: \(TerminalText.sanitize(text))"
-        case .notSent(_, let message): return "chatcli: \(message)"
+        case .notSent(_, let message), .refused(_, let message): return "chatcli: \(message)"
         }
     }
 

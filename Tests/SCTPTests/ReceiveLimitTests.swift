@@ -1,0 +1,140 @@
+import TestSupport
+import Testing
+@testable import SCTP
+
+/// The receiver's limits hold without wedging: what goes past one is
+/// refused (and the peer told), and everything after it still arrives.
+@Suite struct ReceiveLimitTests {
+    /// A sender that ignores our `a=max-message-size`, as a hostile peer would.
+    static var bigSender: SCTPConfig {
+        var c = SCTPConfig()
+        c.maxMessageSize = 16 << 20
+        return c
+    }
+
+    /// Protocol Violation causes (13) in ERROR chunks B sent to A, as text.
+    static func violationsReported(_ pair: SimulatedPair<SCTPAssociation>) -> () -> [String] {
+        var reports: [String] = []
+        pair.filter = { toB, bytes in
+            guard !toB, let packet = SCTPPacket.decode(bytes) else { return bytes }
+            for case .error(let causes) in packet.chunks {
+                let c = Array(causes)
+                guard c.count >= 4, c[0] == 0, c[1] == 13 else { continue }
+                let length = Int(c[2]) << 8 | Int(c[3])
+                reports.append(String(decoding: c[4..<min(length, c.count)], as: UTF8.self))
+            }
+            return bytes
+        }
+        return { reports }
+    }
+
+    @Test(arguments: [true, false])
+    func oversizedMessageIsDiscardedThePeerToldAndTheStreamGoesOn(ordered: Bool) throws {
+        let pair = connectedPair(profile: .hostile, seed: ordered ? 61 : 62, configA: Self.bigSender)
+        let a = pair.a, b = pair.b
+        let reports = Self.violationsReported(pair)
+        try a.send(stream: 0, ppid: 51, bytes: Array("before".utf8), ordered: ordered)
+        try a.send(stream: 0, ppid: 51, bytes: payload(index: 1, size: 1 << 20), ordered: ordered)
+        try a.send(stream: 0, ppid: 51, bytes: Array("after".utf8), ordered: ordered)
+        var events: [SCTPEvent] = []
+        let done = pair.run(for: .seconds(600)) {
+            drainEvents(b, into: &events)
+            return events.contains(.message(stream: 0, ppid: 51, bytes: Array("after".utf8))) && a.isFullyAcknowledged
+        }
+        #expect(done)
+        let messages = events.compactMap { e -> [UInt8]? in
+            if case .message(_, _, let bytes) = e { return bytes } else { return nil }
+        }
+        #expect(Set(messages) == [Array("before".utf8), Array("after".utf8)])
+        #expect(events.filter { $0 == .messageTooLarge(stream: 0) }.count == 1)
+        #expect(b.statistics.messagesDiscarded == 1)
+        // Nothing of it stays held: the whole window is open again.
+        #expect(b.reassembly.bufferedBytes == 0)
+        #expect(b.receiverWindow == b.config.receiveBufferSize)
+        _ = pair.run(for: .seconds(5)) { !reports().isEmpty }
+        #expect(reports().first?.contains("larger than the a=max-message-size of 262144 bytes") == true)
+        // And the stream carries on with further messages.
+        for i in 0..<20 { try a.send(stream: 0, ppid: 51, bytes: payload(index: i, size: 3000), ordered: ordered) }
+        var later: [SCTPEvent] = []
+        #expect(pair.run(for: .seconds(600)) {
+            drainEvents(b, into: &later)
+            return later.count >= 20
+        })
+        if ordered {
+            #expect(later == (0..<20).map { .message(stream: 0, ppid: 51, bytes: payload(index: $0, size: 3000)) })
+        }
+    }
+
+    /// A message exactly at the limit still arrives whole.
+    @Test func messageOfExactlyTheLimitIsDelivered() throws {
+        let pair = connectedPair(profile: .hostile, seed: 63, configA: Self.bigSender)
+        let a = pair.a, b = pair.b
+        try a.send(stream: 2, ppid: 53, bytes: payload(index: 9, size: 262_144))
+        try a.send(stream: 2, ppid: 53, bytes: payload(index: 10, size: 262_145))
+        try a.send(stream: 2, ppid: 53, bytes: [1])
+        var events: [SCTPEvent] = []
+        #expect(pair.run(for: .seconds(600)) {
+            drainEvents(b, into: &events)
+            return events.count >= 3
+        })
+        #expect(events == [.message(stream: 2, ppid: 53, bytes: payload(index: 9, size: 262_144)),
+                           .messageTooLarge(stream: 2), .message(stream: 2, ppid: 53, bytes: [1])])
+    }
+
+    /// Several oversized messages on several streams, interleaved with
+    /// normal ones, over a lossy link: each stream goes on, in order.
+    @Test func oversizedMessagesOnSeveralStreamsLeaveEveryStreamInOrder() throws {
+        let pair = connectedPair(profile: .hostile, seed: 64, configA: Self.bigSender)
+        let a = pair.a, b = pair.b
+        var expected: [UInt16: [[UInt8]]] = [:]
+        for round in 0..<3 {
+            for stream: UInt16 in [0, 1, 2] {
+                let small = payload(index: round * 10 + Int(stream), size: 2000)
+                try a.send(stream: stream, ppid: 53, bytes: small)
+                expected[stream, default: []].append(small)
+                try a.send(stream: stream, ppid: 53, bytes: payload(index: 99, size: 300_000 + round))
+            }
+        }
+        var got: [UInt16: [[UInt8]]] = [:]
+        var discarded = 0
+        #expect(pair.run(for: .seconds(900)) {
+            while let e = b.pollEvent() {
+                if case .message(let s, _, let bytes) = e { got[s, default: []].append(bytes) }
+                if case .messageTooLarge = e { discarded += 1 }
+            }
+            return discarded == 9 && got.values.map(\.count).reduce(0, +) == 9
+        })
+        #expect(got == expected)
+        #expect(b.reassembly.bufferedBytes == 0)
+    }
+
+    /// Through data channels: the chat channel reports the refused message
+    /// and carries on; the channel stays open.
+    @Test func dataChannelReportsTheRefusedMessageAndStaysOpen() throws {
+        var r1 = SeededRandom(seed: 71), r2 = SeededRandom(seed: 72)
+        let client = DataChannelEndpoint(role: .client, config: Self.bigSender, using: &r1)
+        let server = DataChannelEndpoint(role: .server, using: &r2)
+        let pair = SimulatedPair(client, server, profile: .clean, seed: 73)
+        client.connect(now: pair.now)
+        server.connect(now: pair.now)
+        let id = try client.openChannel(label: "chat")
+        try client.send(text: "before", on: id)
+        try client.send(text: String(repeating: "x", count: 10_000_000), on: id)
+        try client.send(text: "after", on: id)
+        var events: [DataChannelEvent] = []
+        #expect(pair.run(for: .seconds(1200)) {
+            drain(server, into: &events)
+            return events.contains(.message(channelID: id, .text("after")))
+        })
+        #expect(events.filter { if case .message = $0 { true } else { false } }
+            == [.message(channelID: id, .text("before")), .message(channelID: id, .text("after"))])
+        #expect(events.contains(.messageTooLarge(channelID: id)))
+        #expect(server.channel(id)?.isOpen == true)
+        try server.send(text: "reply", on: id)
+        var back: [DataChannelEvent] = []
+        #expect(pair.run(for: .seconds(60)) {
+            drain(client, into: &back)
+            return back.contains(.message(channelID: id, .text("reply")))
+        })
+    }
+}
