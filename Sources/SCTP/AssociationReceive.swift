@@ -17,9 +17,18 @@ extension SCTPAssociation {
             return
         }
         // Out of buffer space: drop (§6.2). The next expected TSN is still
-        // taken while the space is held by incomplete messages only, since
-        // only it can complete them: a full window cannot deadlock.
-        if d.userData.count > receiverWindow && (d.tsn != tracker.cumulativeTSN &+ 1 || eventBytes > 0) { return }
+        // taken while the space is held by incomplete or blocked messages
+        // only, since only it can complete or unblock them (one message's
+        // fragments have consecutive TSNs): a full window cannot deadlock.
+        // At most one more message's worth, though: a peer that never lets
+        // a message complete (or skips an SSN, so nothing after it can be
+        // delivered) gets no more than that.
+        let cost = ReassemblyQueue.cost(d)
+        if cost > receiverWindow {
+            guard d.tsn == tracker.cumulativeTSN &+ 1, eventBytes == 0,
+                  reassembly.bufferedBytes + cost <= config.receiveBufferSize + config.maxMessageSize
+            else { return }
+        }
         tracker.receive(d.tsn)
         if d.userData.isEmpty { return }  // §3.3.1: no user data; acknowledge, deliver nothing
         if d.streamID >= inboundStreamCount {

@@ -15,6 +15,9 @@ struct PartialMessage {
     var ppid: UInt32 = 0
     var bytes = 0
 
+    /// What it holds, counted against the receive window.
+    var cost: Int { bytes + fragments.count * ReassemblyQueue.chunkOverhead }
+
     var isComplete: Bool {
         guard let f = firstTSN, let l = lastTSN, tsnLessOrEqual(f, l) else { return false }
         return Int(l &- f) + 1 == fragments.count
@@ -79,11 +82,22 @@ struct ReassemblyQueue {
     static let maxUnorderedDiscards = 16
     /// Streams of messages discarded as too large, not yet reported.
     private var discardedStreams: [UInt16] = []
-    /// Bytes held here, counted against the receive window.
+    /// Bytes held here with `chunkOverhead` per chunk, counted against the
+    /// receive window.
     private(set) var bufferedBytes = 0
+    /// What holding one chunk costs besides its bytes: its entry here, and
+    /// its share of the packet it came in (its bytes are a slice of it).
+    /// Without it, a window's worth of 1-byte chunks would hold millions of
+    /// entries: hundreds of megabytes for a 4 MiB window.
+    static let chunkOverhead = 64
+
+    static func cost(_ chunk: DataChunk) -> Int { chunk.userData.count + chunkOverhead }
     let maxMessageSize: Int
 
     init(maxMessageSize: Int) { self.maxMessageSize = maxMessageSize }
+
+    /// Chunks held (for tests and diagnostics).
+    var heldChunks: Int { unordered.count + ordered.values.reduce(0) { $0 + $1.pending.values.reduce(0) { $0 + $1.fragments.count } } }
 
     /// The streams on which a message was discarded as too large since the last call.
     mutating func takeDiscarded() -> [UInt16] {
@@ -115,14 +129,14 @@ struct ReassemblyQueue {
         if ssnLess(chunk.streamSequence, stream.expectedSSN) || stream.discarded.contains(chunk.streamSequence) { return }
         var partial = stream.pending.removeValue(forKey: chunk.streamSequence) ?? PartialMessage()
         guard partial.bytes + chunk.userData.count <= maxMessageSize else {
-            bufferedBytes -= partial.bytes
+            bufferedBytes -= partial.cost
             stream.discarded.insert(chunk.streamSequence)
             discardedStreams.append(chunk.streamID)
             deliverReady(&stream, streamID: chunk.streamID, into: &out)
             return
         }
         partial.add(chunk)
-        bufferedBytes += chunk.userData.count
+        bufferedBytes += Self.cost(chunk)
         stream.pending[chunk.streamSequence] = partial
         deliverReady(&stream, streamID: chunk.streamID, into: &out)
     }
@@ -135,7 +149,7 @@ struct ReassemblyQueue {
             }
             guard let p = stream.pending[stream.expectedSSN], p.isComplete else { return }
             stream.pending[stream.expectedSSN] = nil
-            bufferedBytes -= p.bytes
+            bufferedBytes -= p.cost
             out.append(ReassembledMessage(streamID: streamID, ppid: p.ppid, bytes: p.assemble()))
             stream.expectedSSN &+= 1
         }
@@ -162,7 +176,7 @@ struct ReassemblyQueue {
     private mutating func addUnorderedFragment(_ chunk: DataChunk, into out: inout [ReassembledMessage]) {
         guard unordered[chunk.tsn] == nil else { return }
         unordered[chunk.tsn] = chunk
-        bufferedBytes += chunk.userData.count
+        bufferedBytes += Self.cost(chunk)
         // Walk to both ends of the run containing this fragment, counting
         // its bytes: fragments of one message have consecutive TSNs.
         var bytes = chunk.userData.count
@@ -203,7 +217,7 @@ struct ReassemblyQueue {
                 break
             }
             unordered[tsn] = nil
-            bufferedBytes -= c.userData.count
+            bufferedBytes -= Self.cost(c)
             if c.isEnding {
                 run.last = tsn
                 break
@@ -221,7 +235,7 @@ struct ReassemblyQueue {
         while true {
             if let c = unordered.removeValue(forKey: t) {
                 bytes.append(contentsOf: c.userData)
-                bufferedBytes -= c.userData.count
+                bufferedBytes -= Self.cost(c)
             }
             if t == last { break }
             t &+= 1
@@ -234,14 +248,14 @@ struct ReassemblyQueue {
     mutating func skip(to newCumulativeTSN: UInt32, streams: [ForwardTSNChunk.Skipped], into out: inout [ReassembledMessage]) {
         for (tsn, c) in unordered where tsnLessOrEqual(tsn, newCumulativeTSN) {
             unordered[tsn] = nil
-            bufferedBytes -= c.userData.count
+            bufferedBytes -= Self.cost(c)
         }
         unorderedDiscards.removeAll { $0.last.map { tsnLessOrEqual($0, newCumulativeTSN) } ?? false }
         for s in streams {
             var stream = ordered[s.streamID] ?? OrderedStream()
             while ssnLessOrEqual(stream.expectedSSN, s.streamSequence) {
                 if let p = stream.pending.removeValue(forKey: stream.expectedSSN) {
-                    bufferedBytes -= p.bytes
+                    bufferedBytes -= p.cost
                     if p.isComplete { out.append(ReassembledMessage(streamID: s.streamID, ppid: p.ppid, bytes: p.assemble())) }
                 }
                 stream.discarded.remove(stream.expectedSSN)

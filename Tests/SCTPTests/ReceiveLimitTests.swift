@@ -137,4 +137,68 @@ import Testing
             return back.contains(.message(channelID: id, .text("reply")))
         })
     }
+
+    /// A peer that writes its own DATA chunks straight to `b`, ignoring
+    /// b's window: each chunk takes the next TSN, so every one is the
+    /// "next expected TSN" a full window still takes.
+    final class RawSender {
+        let b: SCTPAssociation
+        var tsn: UInt32
+        init(_ b: SCTPAssociation) {
+            self.b = b
+            tsn = b.tracker.cumulativeTSN &+ 1
+        }
+
+        func send(_ chunks: [(ssn: UInt16, flags: UInt8, bytes: Int)], stream: UInt16 = 0, now: Duration) {
+            let data = chunks.map { c -> SCTPChunk in
+                defer { tsn &+= 1 }
+                return .data(DataChunk(flags: c.flags, tsn: tsn, streamID: stream, streamSequence: c.ssn, ppid: 53,
+                                       userData: ArraySlice(repeating: 7, count: c.bytes)))
+            }
+            let packet = SCTPPacket(sourcePort: 5000, destinationPort: 5000, verificationTag: b.localTag, chunks: data)
+            b.handleInput(packet: packet.encode(), now: now)
+            while b.pollTransmit(now: now) != nil {}
+        }
+    }
+
+    static var held: Int { SCTPConfig().receiveBufferSize + SCTPConfig().maxMessageSize }
+
+    /// Messages after a skipped SSN can never be delivered: they are held
+    /// up to the window and one message more, however many come.
+    @Test func messagesBehindASkippedSequenceNumberHoldNoMoreThanTheWindowAndOneMessage() throws {
+        let pair = connectedPair(profile: .clean, seed: 65)
+        let b = pair.b
+        let attacker = RawSender(b)
+        for i in 0..<20_000 {   // 20 MB, SSN 0 never sent
+            attacker.send([(ssn: UInt16(i % 30_000 + 1), flags: 3, bytes: 1000)], now: pair.now)
+        }
+        #expect(b.reassembly.bufferedBytes <= Self.held)
+        #expect(b.reassembly.bufferedBytes > SCTPConfig().receiveBufferSize / 2)
+        #expect(b.receiverWindow == 0)
+    }
+
+    /// Fragments of messages that never end: the same bound.
+    @Test func messagesThatNeverEndHoldNoMoreThanTheWindowAndOneMessage() throws {
+        let pair = connectedPair(profile: .clean, seed: 66)
+        let b = pair.b
+        let attacker = RawSender(b)
+        for i in 0..<20_000 {   // a B fragment of a new message each time, never an E
+            attacker.send([(ssn: UInt16(i % 30_000), flags: DataChunk.beginningFlag, bytes: 1000)], stream: UInt16(i % 7), now: pair.now)
+        }
+        #expect(b.reassembly.bufferedBytes <= Self.held)
+    }
+
+    /// A window's worth of 1-byte chunks counts what holding each costs,
+    /// not just its byte: a few tens of thousands of them, not millions.
+    @Test func tinyChunksAreCountedWithWhatHoldingThemCosts() throws {
+        let pair = connectedPair(profile: .clean, seed: 67)
+        let b = pair.b
+        let attacker = RawSender(b)
+        var ssn: UInt16 = 1
+        for _ in 0..<4000 {   // 200,000 one-byte messages, 50 a packet, SSN 0 never sent
+            attacker.send((0..<50).map { _ in defer { ssn = ssn == 30_000 ? 1 : ssn + 1 }; return (ssn: ssn, flags: 3, bytes: 1) }, now: pair.now)
+        }
+        #expect(b.reassembly.heldChunks <= Self.held / (ReassemblyQueue.chunkOverhead + 1))
+        #expect(b.reassembly.heldChunks > 50_000)
+    }
 }
