@@ -44,7 +44,7 @@ public final class DiskSink: TransferSink {
             have = have.addingReportingOverflow(UInt64(st.st_size)).overflow ? UInt64.max : have + UInt64(st.st_size)
         }
         guard offer.totalSize > have else { return nil }
-        return TransferError("the offer of \(ProgressMeter.bytes(offer.totalSize)) is more than the \(ProgressMeter.bytes(have)) free in \(directory)",
+        return TransferError("declined at once: \(offer.name) (\(ProgressMeter.bytes(offer.totalSize))) is more than the \(ProgressMeter.bytes(have)) free in \(directory)",
                              peer: "the receiver's disk has less free space than the \(ProgressMeter.bytes(offer.totalSize)) offered")
     }
 
@@ -195,27 +195,6 @@ public final class DiskSink: TransferSink {
 public final class StreamSink: TransferSink {
     let fd: Int32
     public init(fd: Int32 = 1) { self.fd = fd }
-
-    /// Space is checked with `statvfs` on the target folder (what an
-    /// unprivileged process may use); a file's partial data from an
-    /// earlier attempt counts as space already had. A stream's size is not
-    /// known, so it is never refused here.
-    public func refusal(of offer: TransferOffer) -> TransferError? {
-        guard !offer.isStream else { return nil }
-        var vfs = statvfs()
-        guard statvfs(directory, &vfs) == 0 else { return nil }
-        let (free, overflow) = UInt64(vfs.f_bavail).multipliedReportingOverflow(by: UInt64(vfs.f_frsize))
-        var have = overflow ? UInt64.max : free
-        var st = stat()
-        if !offer.isFolder, let name = try? SafePath(name: offer.name), lstat(directory + "/" + name.name + ".part", &st) == 0,
-           (st.st_mode & S_IFMT) == S_IFREG
-        {
-            have = have.addingReportingOverflow(UInt64(st.st_size)).overflow ? UInt64.max : have + UInt64(st.st_size)
-        }
-        guard offer.totalSize > have else { return nil }
-        return TransferError("the offer of \(ProgressMeter.bytes(offer.totalSize)) is more than the \(ProgressMeter.bytes(have)) free in \(directory)",
-                             peer: "the receiver's disk has less free space than the \(ProgressMeter.bytes(offer.totalSize)) offered")
-    }
 
     public func begin(_ offer: TransferOffer, name: SafePath) throws(TransferError) {
         guard !offer.isFolder else { throw TransferError("a folder cannot be written to standard output; use --out DIR") }

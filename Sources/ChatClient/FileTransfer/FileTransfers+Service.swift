@@ -138,6 +138,8 @@ extension FileTransfers {
         if autoAccept || acceptedBefore.contains(offer) {
             receiver.accept()
         }
+        // Declined at once (too large for the disk): the failure says it all.
+        if receiver.isFinished { return }
         onUpdate?(.offered(id: t.id, offer))
         if receiver.isAwaitingAnswer == false, !receiver.isFinished { onUpdate?(.accepted(id: t.id)) }
     }
