@@ -39,9 +39,14 @@ extension SCTPAssociation {
             return
         }
         var delivered: [ReassembledMessage] = []
-        reassembly.add(d, cumulativeTSN: tracker.cumulativeTSN, into: &delivered)
-        for m in delivered { emit(.message(stream: m.streamID, ppid: m.ppid, bytes: m.bytes)) }
-        for stream in reassembly.takeDiscarded() { reportDiscarded(stream: stream) }
+        reassembly.add(d, into: &delivered)
+        emitDelivered(delivered)
+    }
+
+    func emitDelivered(_ delivered: [ReassembledMessage]) {
+        for m in delivered {
+            if m.tooLarge { reportDiscarded(stream: m.streamID) } else { emit(.message(stream: m.streamID, ppid: m.ppid, bytes: m.bytes)) }
+        }
     }
 
     /// A message over `maxMessageSize` was discarded (`ReassemblyQueue`):
@@ -68,7 +73,7 @@ extension SCTPAssociation {
         tracker.forward(to: f.newCumulativeTSN)
         var delivered: [ReassembledMessage] = []
         reassembly.skip(to: f.newCumulativeTSN, streams: f.streams, into: &delivered)
-        for m in delivered { emit(.message(stream: m.streamID, ppid: m.ppid, bytes: m.bytes)) }
+        emitDelivered(delivered)
     }
 
     /// Delayed-ack policy (RFC 9260 §6.2): every second packet with DATA, at

@@ -1,8 +1,14 @@
-/// A message delivered to the application.
+/// A message delivered to the application, or in its place the news that
+/// it was discarded as too large (`tooLarge`, no bytes), in stream order.
 struct ReassembledMessage {
     var streamID: UInt16
     var ppid: UInt32
     var bytes: [UInt8]
+    var tooLarge = false
+
+    static func discarded(on streamID: UInt16) -> ReassembledMessage {
+        ReassembledMessage(streamID: streamID, ppid: 0, bytes: [], tooLarge: true)
+    }
 }
 
 /// Fragments of one message being rebuilt. Fragments carry consecutive
@@ -52,8 +58,8 @@ struct PartialMessage {
 /// acknowledged (their TSNs were received), so the sender will never send it
 /// again, and holding its SSN open would stop the stream for good. Instead
 /// the SSN is skipped, as a FORWARD TSN would skip it, later fragments of
-/// that message are dropped as they come, and `takeDiscarded()` reports the
-/// stream so the peer and the user can be told.
+/// that message are dropped as they come, and a `tooLarge` entry takes its
+/// place in the output so the peer and the user can be told.
 struct ReassemblyQueue {
     struct OrderedStream {
         var expectedSSN: UInt16 = 0
@@ -63,12 +69,11 @@ struct ReassemblyQueue {
         var discarded: Set<UInt16> = []
     }
 
-    /// The TSNs of an unordered message being discarded: from its first
-    /// fragment to its last, once known.
+    /// An unordered message being discarded whose last (E) fragment has not
+    /// come yet: every TSN up to `reach` since its first was one of its
+    /// fragments, so the next TSN is one too, unless it begins a new message.
     struct DiscardedRun {
-        var first: UInt32
-        var last: UInt32?
-        func contains(_ tsn: UInt32) -> Bool { tsnLessOrEqual(first, tsn) && last.map { tsnLessOrEqual(tsn, $0) } ?? true }
+        var reach: UInt32
     }
 
     private var ordered: [UInt16: OrderedStream] = [:]
@@ -76,12 +81,10 @@ struct ReassemblyQueue {
     private var unordered: [UInt32: DataChunk] = [:]
     private var unorderedDiscards: [DiscardedRun] = []
     /// At most this many unordered messages are being discarded at once;
-    /// past it the oldest is forgotten (its stray fragments are then held
-    /// until the receive window runs out, and a FORWARD TSN or the next
-    /// oversized run clears them).
+    /// past it the oldest is forgotten (its later fragments are then held
+    /// like any others, within the receive window, and found too large again
+    /// if they ever join up with a first fragment).
     static let maxUnorderedDiscards = 16
-    /// Streams of messages discarded as too large, not yet reported.
-    private var discardedStreams: [UInt16] = []
     /// Bytes held here with `chunkOverhead` per chunk, counted against the
     /// receive window.
     private(set) var bufferedBytes = 0
@@ -99,17 +102,10 @@ struct ReassemblyQueue {
     /// Chunks held (for tests and diagnostics).
     var heldChunks: Int { unordered.count + ordered.values.reduce(0) { $0 + $1.pending.values.reduce(0) { $0 + $1.fragments.count } } }
 
-    /// The streams on which a message was discarded as too large since the last call.
-    mutating func takeDiscarded() -> [UInt16] {
-        defer { discardedStreams.removeAll() }
-        return discardedStreams
-    }
-
     /// Adds a new (non-duplicate) chunk and appends any deliverable messages.
-    /// `cumulativeTSN`: the receiver's, after this chunk.
-    mutating func add(_ chunk: DataChunk, cumulativeTSN: UInt32, into out: inout [ReassembledMessage]) {
+    mutating func add(_ chunk: DataChunk, into out: inout [ReassembledMessage]) {
         if chunk.isUnordered {
-            addUnordered(chunk, cumulativeTSN: cumulativeTSN, into: &out)
+            addUnordered(chunk, into: &out)
             return
         }
         // Taken out and put back, not copied: a copy would share the
@@ -131,7 +127,6 @@ struct ReassemblyQueue {
         guard partial.bytes + chunk.userData.count <= maxMessageSize else {
             bufferedBytes -= partial.cost
             stream.discarded.insert(chunk.streamSequence)
-            discardedStreams.append(chunk.streamID)
             deliverReady(&stream, streamID: chunk.streamID, into: &out)
             return
         }
@@ -144,6 +139,7 @@ struct ReassemblyQueue {
     private mutating func deliverReady(_ stream: inout OrderedStream, streamID: UInt16, into out: inout [ReassembledMessage]) {
         while true {
             if stream.discarded.remove(stream.expectedSSN) != nil {
+                out.append(.discarded(on: streamID))
                 stream.expectedSSN &+= 1
                 continue
             }
@@ -155,14 +151,14 @@ struct ReassemblyQueue {
         }
     }
 
-    private mutating func addUnordered(_ chunk: DataChunk, cumulativeTSN: UInt32, into out: inout [ReassembledMessage]) {
-        unorderedDiscards.removeAll { $0.last.map { tsnLessOrEqual($0, cumulativeTSN) } ?? false }
-        if let i = unorderedDiscards.firstIndex(where: { $0.contains(chunk.tsn) }) {
-            if chunk.isBeginning && chunk.tsn != unorderedDiscards[i].first {
-                // The next message began: the discarded one ended before it.
-                unorderedDiscards[i].last = chunk.tsn &- 1
+    private mutating func addUnordered(_ chunk: DataChunk, into out: inout [ReassembledMessage]) {
+        if let i = unorderedDiscards.firstIndex(where: { $0.reach &+ 1 == chunk.tsn }) {
+            if chunk.isBeginning {
+                // The discarded message ended just before: this one is new.
+                unorderedDiscards.remove(at: i)
             } else {
-                if chunk.isEnding { unorderedDiscards[i].last = chunk.tsn }
+                unorderedDiscards[i].reach = chunk.tsn
+                if chunk.isEnding || !absorbDiscarded(at: i) { unorderedDiscards.remove(at: i) }
                 return
             }
         }
@@ -196,35 +192,36 @@ struct ReassemblyQueue {
         guard let head = unordered[first], head.isBeginning else { return }
         if bytes > maxMessageSize || limit == 0 {
             // Too large: drop what is here, and what is still to come of it.
-            discardUnordered(from: first)
-            discardedStreams.append(head.streamID)
+            discardUnordered(from: first, to: last)
+            out.append(.discarded(on: head.streamID))
             return
         }
         guard let tail = unordered[last], tail.isEnding else { return }
         out.append(ReassembledMessage(streamID: head.streamID, ppid: head.ppid, bytes: removeUnordered(from: first, to: last)))
     }
 
-    /// Drops the unordered message whose first fragment is `first`: what is
-    /// here of it (every fragment up to its last, or up to the next
-    /// message's first, since one message's fragments have consecutive TSNs)
-    /// and, through `unorderedDiscards`, what is still to come.
-    private mutating func discardUnordered(from first: UInt32) {
-        var run = DiscardedRun(first: first, last: nil)
-        for tsn in unordered.keys.filter({ tsnLessOrEqual(first, $0) }).sorted(by: { tsnLess($0, $1) }) {
-            guard let c = unordered[tsn] else { continue }
-            if tsn != first && c.isBeginning {
-                run.last = tsn &- 1
-                break
-            }
-            unordered[tsn] = nil
-            bufferedBytes -= Self.cost(c)
-            if c.isEnding {
-                run.last = tsn
-                break
-            }
-        }
+    /// Drops the unordered message whose fragments `first...last` are here
+    /// (consecutive TSNs), and, through `unorderedDiscards`, what is still
+    /// to come of it.
+    private mutating func discardUnordered(from first: UInt32, to last: UInt32) {
+        let ended = unordered[last]?.isEnding ?? true
+        removeUnordered(from: first, to: last)
+        guard !ended else { return }
         if unorderedDiscards.count >= Self.maxUnorderedDiscards { unorderedDiscards.removeFirst() }
-        unorderedDiscards.append(run)
+        unorderedDiscards.append(DiscardedRun(reach: last))
+        if !absorbDiscarded(at: unorderedDiscards.count - 1) { unorderedDiscards.removeLast() }
+    }
+
+    /// Drops the fragments already here that continue discarded run `i`
+    /// (they came ahead of a gap); false once its last fragment was among them.
+    private mutating func absorbDiscarded(at i: Int) -> Bool {
+        while let next = unordered[unorderedDiscards[i].reach &+ 1], !next.isBeginning {
+            unordered[next.tsn] = nil
+            bufferedBytes -= Self.cost(next)
+            unorderedDiscards[i].reach = next.tsn
+            if next.isEnding { return false }
+        }
+        return true
     }
 
     /// Removes fragments `first...last` and returns their bytes in order.
@@ -250,7 +247,7 @@ struct ReassemblyQueue {
             unordered[tsn] = nil
             bufferedBytes -= Self.cost(c)
         }
-        unorderedDiscards.removeAll { $0.last.map { tsnLessOrEqual($0, newCumulativeTSN) } ?? false }
+        unorderedDiscards.removeAll { tsnLessOrEqual($0.reach, newCumulativeTSN) }
         for s in streams {
             var stream = ordered[s.streamID] ?? OrderedStream()
             while ssnLessOrEqual(stream.expectedSSN, s.streamSequence) {
@@ -258,7 +255,7 @@ struct ReassemblyQueue {
                     bufferedBytes -= p.cost
                     if p.isComplete { out.append(ReassembledMessage(streamID: s.streamID, ppid: p.ppid, bytes: p.assemble())) }
                 }
-                stream.discarded.remove(stream.expectedSSN)
+                if stream.discarded.remove(stream.expectedSSN) != nil { out.append(.discarded(on: s.streamID)) }
                 stream.expectedSSN &+= 1
             }
             deliverReady(&stream, streamID: s.streamID, into: &out)
