@@ -159,6 +159,9 @@ import Testing
             tsn = b.tracker.cumulativeTSN &+ 1
         }
 
+        /// Chunks `b` sent back.
+        var replies: [SCTPChunk] = []
+
         func send(_ chunks: [(ssn: UInt16, flags: UInt8, bytes: Int)], stream: UInt16 = 0, now: Duration) {
             let data = chunks.map { c -> SCTPChunk in
                 defer { tsn &+= 1 }
@@ -167,7 +170,7 @@ import Testing
             }
             let packet = SCTPPacket(sourcePort: 5000, destinationPort: 5000, verificationTag: b.localTag, chunks: data)
             b.handleInput(packet: packet.encode(), now: now)
-            while b.pollTransmit(now: now) != nil {}
+            while let reply = b.pollTransmit(now: now) { replies += SCTPPacket.decode(reply)?.chunks ?? [] }
         }
     }
 
@@ -210,5 +213,22 @@ import Testing
         }
         #expect(b.reassembly.heldChunks <= Self.held / (ReassemblyQueue.chunkOverhead + 1))
         #expect(b.reassembly.heldChunks > 50_000)
+    }
+
+    /// DATA on a stream that was never negotiated is refused with an
+    /// Invalid Stream Identifier error (RFC 9260 §6.5) and acknowledged, so
+    /// it holds nothing and the other streams go on.
+    @Test func dataOnAnUnnegotiatedStreamIsRefusedAndOtherStreamsGoOn() throws {
+        let pair = connectedPair(profile: .clean, seed: 68)
+        let b = pair.b
+        let attacker = RawSender(b)
+        attacker.send([(ssn: 0, flags: 3, bytes: 10)], stream: 65535, now: pair.now)
+        attacker.send([(ssn: 0, flags: 3, bytes: 10)], stream: 0, now: pair.now)
+        var events: [SCTPEvent] = []
+        drainEvents(b, into: &events)
+        #expect(events.map(Self.summary) == ["message 0: 10 bytes"])
+        #expect(attacker.replies.contains { if case .error(let c) = $0 { Array(c.prefix(6)) == [0, 1, 0, 8, 0xFF, 0xFF] } else { false } })
+        #expect(b.reassembly.bufferedBytes == 0)
+        #expect(b.tracker.cumulativeTSN == attacker.tsn &- 1)
     }
 }
