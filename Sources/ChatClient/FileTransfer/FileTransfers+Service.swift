@@ -98,7 +98,7 @@ extension FileTransfers {
             let reason = "protocol violation: a message larger than the channel's limit"
             t.sender?.cancel(reason)
             t.receiver?.cancel(reason)
-            if t.sender == nil && t.receiver == nil { finish(t, .failed(id: t.id, .receiving, reason: reason)) }
+            if t.sender == nil && t.receiver == nil { finish(t, .failed(id: t.id, t.direction, reason: reason)) }
             finishWithEvents(t)
         case .channelClosed(let channel):
             guard let t = transfer(on: channel) else { return }
