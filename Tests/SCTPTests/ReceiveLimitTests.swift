@@ -170,7 +170,18 @@ import Testing
             }
             let packet = SCTPPacket(sourcePort: 5000, destinationPort: 5000, verificationTag: b.localTag, chunks: data)
             b.handleInput(packet: packet.encode(), now: now)
-            while let reply = b.pollTransmit(now: now) { replies += SCTPPacket.decode(reply)?.chunks ?? [] }
+            while let reply = b.pollTransmit(now: now) {
+                largestReply = max(largestReply, reply.count)
+                replies += SCTPPacket.decode(reply)?.chunks ?? []
+            }
+        }
+
+        var largestReply = 0
+
+        /// One single-chunk message at TSN `first + offset`, out of turn.
+        func send(offset: UInt32, from first: UInt32, ssn: UInt16, now: Duration) {
+            tsn = first &+ offset
+            send([(ssn: ssn, flags: 3, bytes: 8)], now: now)
         }
     }
 
@@ -230,5 +241,32 @@ import Testing
         #expect(attacker.replies.contains { if case .error(let c) = $0 { Array(c.prefix(6)) == [0, 1, 0, 8, 0xFF, 0xFF] } else { false } })
         #expect(b.reassembly.bufferedBytes == 0)
         #expect(b.tracker.cumulativeTSN == attacker.tsn &- 1)
+    }
+
+    /// Thousands of holes: SACKs report as many gap blocks as fit one
+    /// packet, a TSN beyond what a gap block can express is refused and
+    /// holds nothing, and once the holes fill everything is delivered, in
+    /// order, and nothing stays held.
+    @Test func thousandsOfHolesStayWithinAPacketAndEverythingArrivesOnceFilled() throws {
+        let pair = connectedPair(profile: .clean, seed: 69)
+        let b = pair.b
+        let attacker = RawSender(b)
+        let first = attacker.tsn
+        for i in stride(from: 1, to: 6000, by: 2) { attacker.send(offset: UInt32(i), from: first, ssn: UInt16(i), now: pair.now) }
+        pair.now += .seconds(1)
+        b.handleTimeout(now: pair.now)
+        while let reply = b.pollTransmit(now: pair.now) { attacker.replies += SCTPPacket.decode(reply)?.chunks ?? [] }
+        let blocks = attacker.replies.compactMap { if case .sack(let s) = $0 { s.gapAckBlocks.count } else { nil } }
+        #expect(blocks.max() ?? 0 > 200)
+        #expect(attacker.largestReply <= b.config.maxPacketSize)
+        attacker.send(offset: 70_000, from: first, ssn: 9999, now: pair.now)
+        #expect(b.reassembly.heldChunks == 3000)   // the odd offsets; not the one 70,000 ahead
+        for i in stride(from: 0, to: 6000, by: 2) { attacker.send(offset: UInt32(i), from: first, ssn: UInt16(i), now: pair.now) }
+        var events: [SCTPEvent] = []
+        drainEvents(b, into: &events)
+        #expect(events.count == 6000)
+        #expect(events.allSatisfy { if case .message(0, 53, let bytes) = $0 { bytes.count == 8 } else { false } })
+        #expect(b.reassembly.bufferedBytes == 0)
+        #expect(b.tracker.cumulativeTSN == first &+ 5999)
     }
 }
