@@ -32,15 +32,15 @@ public enum ChatEvent: Equatable, Sendable {
     case message(String)
     /// A local line that could not be sent (`message_too_large`); the chat goes on.
     case notSent(code: String, message: String)
-    /// Something the peer sent was refused (`peer_message_too_large`); the
-    /// chat goes on.
-    case refused(code: String, message: String)
     /// Progress for a person (never printed in `--json` mode).
     case progress(String)
     /// The peer opened the `ctl` extras channel (interactive mode only).
     case controlReady
     /// A `ctl` message from the peer (interactive mode only).
     case control(ControlMessage)
+    /// Something the peer sent was refused (`peer_message_too_large`); the
+    /// chat goes on.
+    case refused(code: String, message: String)
 
     static func connectedJSON(_ info: ConnectionInfo, auth: PeerAuth) -> JSON {
         .object(["event": "connected", "path": .string(info.path), "local": .string(info.local),
@@ -81,9 +81,9 @@ public enum ChatEvent: Equatable, Sendable {
         case .reconnected(let info, _, let auth):
             return Self.connectedJSON(info, auth: auth)
         case .message(let text): return ["event": "message", "text": .string(text)]
-        case .notSent(let code, let message), .refused(let code, let message):
-            return ["event": "error", "error": .string(code), "message": .string(message)]
+        case .notSent(let code, let message): return ["event": "error", "error": .string(code), "message": .string(message)]
         case .progress, .notice, .controlReady, .control: return nil
+        case .refused(let code, let message): return ["event": "error", "error": .string(code), "message": .string(message)]
         }
     }
 }

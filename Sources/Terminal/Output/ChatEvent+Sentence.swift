@@ -21,6 +21,7 @@ extension ChatEvent {
         case .undelivered(let n): return "chatcli: " + Self.undeliveredSentence(n)
         case .notice(let text): return text
         case .error(let e): return "chatcli: \(e.message)"
+        case .refused(_, let message): return "chatcli: \(message)"
         case .closed, .controlReady, .control: return nil
         case .progress(let text): return text
         case .ice(let path, _, _, _): return "Found a \(path == "relay" ? "relayed" : "direct") path to your peer; securing it…"
@@ -37,7 +38,7 @@ extension ChatEvent {
             let down = outage.map { " after \($0.milliseconds / 1000) s" } ?? ""
             return "Reconnected \(how)\(down) (\(info.local) ↔ \(info.remote)); nothing was lost."
         case .message(let text): return "peer: \(TerminalText.sanitize(text))"
-        case .notSent(_, let message), .refused(_, let message): return "chatcli: \(message)"
+        case .notSent(_, let message): return "chatcli: \(message)"
         }
     }
 
