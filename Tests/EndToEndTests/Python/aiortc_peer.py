@@ -57,15 +57,15 @@ async def rest(base, path, body):
 
 
 async def main():
+    report_sctp_errors()
     ap = argparse.ArgumentParser()
     ap.add_argument("server")
     ap.add_argument("mode")
     ap.add_argument("code", nargs="?")
+    ap.add_argument("--ignore-max-message-size", action="store_true")
     ap.add_argument("--send", required=True)
     ap.add_argument("--expect", type=int, required=True)
-    ap.add_argument("--ignore-max-message-size", action="store_true")
     args = ap.parse_args()
-    report_sctp_errors()
     outgoing = json.load(open(args.send))
     device = "aiortc-" + secrets.token_hex(8)
 
