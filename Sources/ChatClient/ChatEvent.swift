@@ -41,11 +41,20 @@ public enum ChatEvent: Equatable, Sendable {
     case controlReady
     /// A `ctl` message from the peer (interactive mode only).
     case control(ControlMessage)
+    /// Something the peer sent was refused (`peer_message_too_large`); the
+    /// chat goes on.
+    case refused(code: String, message: String)
 
     static func connectedJSON(_ info: ConnectionInfo, auth: PeerAuth) -> JSON {
         .object(["event": "connected", "path": .string(info.path), "local": .string(info.local),
                  "remote": .string(info.remote), "sas": .string(info.sas), "rtt_ms": info.rttMilliseconds.map { JSON($0) } ?? .null,
                  "auth": .string(auth.rawValue)])
+    }
+
+    /// The peer sent a chat message over `a=max-message-size`.
+    public static func peerMessageTooLargeSentence(limit: Int) -> String {
+        "Your peer sent a message larger than \(limit) bytes, the most a chat message may have: it was not shown, "
+            + "your peer's side was told, and the chat goes on."
     }
 
     public static func undeliveredSentence(_ n: Int) -> String {
@@ -79,6 +88,7 @@ public enum ChatEvent: Equatable, Sendable {
             return ["event": "unproven", "sas": .string(sas), "reason": .string(reason.rawValue), "message": .string(reason.explanation)]
         case .notSent(let code, let message): return ["event": "error", "error": .string(code), "message": .string(message)]
         case .progress, .notice, .controlReady, .control: return nil
+        case .refused(let code, let message): return ["event": "error", "error": .string(code), "message": .string(message)]
         }
     }
 }

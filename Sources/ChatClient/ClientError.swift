@@ -105,7 +105,7 @@ public enum ClientError: Error, Equatable, Sendable {
         case .noTURN(let reason):
             return "Could not connect to your peer: --relay-only needs a TURN server, and \(reason) (see 'chatcli doctor')."
         case .pakeFailed:
-            return "The codes did not match, or someone may be intercepting this chat: nothing was sent or shown, and this code cannot be tried again."
+            return "The codes did not match, or someone may be intercepting this chat: it was ended before anything you typed was sent, and this code cannot be tried again."
         case .peerChanged(let session?):
             return "Your peer presented another certificate than the one pinned for this chat, so it may not be your peer (someone may be intercepting): nothing was sent or shown. "
                 + "If your peer really started over, accept its new certificate deliberately with: chatcli resume \(session) --accept-new-peer"

@@ -14,6 +14,8 @@ public final class DiskSink: TransferSink {
     var isFolder = false
     var fd: Int32 = -1
     var openPath = ""
+    /// `openPath` as the sender knows it: its path in the transfer.
+    var openShown = ""
     var modes: [(path: String, mode: UInt16, isFolder: Bool)] = []
 
     public init(directory: String, overwrite: Bool = false) {
@@ -25,22 +27,53 @@ public final class DiskSink: TransferSink {
 
     var partPath: String { directory + "/" + (name?.name ?? "") + ".part" }
 
+    /// Space is checked with `statvfs` on the target folder (what an
+    /// unprivileged process may use); a file's partial data from an
+    /// earlier attempt counts as space already had. A stream's size is not
+    /// known, so it is never refused here.
+    public func refusal(of offer: TransferOffer) -> TransferError? {
+        guard !offer.isStream else { return nil }
+        var vfs = statvfs()
+        guard statvfs(directory, &vfs) == 0 else { return nil }
+        let (free, overflow) = UInt64(vfs.f_bavail).multipliedReportingOverflow(by: UInt64(vfs.f_frsize))
+        var have = overflow ? UInt64.max : free
+        var st = stat()
+        if !offer.isFolder, let name = try? SafePath(name: offer.name), lstat(directory + "/" + name.name + ".part", &st) == 0,
+           (st.st_mode & S_IFMT) == S_IFREG
+        {
+            have = have.addingReportingOverflow(UInt64(st.st_size)).overflow ? UInt64.max : have + UInt64(st.st_size)
+        }
+        guard offer.totalSize > have else { return nil }
+        return TransferError("declined at once: \(offer.name) (\(ProgressMeter.bytes(offer.totalSize))) is more than the \(ProgressMeter.bytes(have)) free in \(directory)",
+                             peer: "the receiver's disk has less free space than the \(ProgressMeter.bytes(offer.totalSize)) offered")
+    }
+
     public func begin(_ offer: TransferOffer, name: SafePath) throws(TransferError) {
         self.name = name
         isFolder = offer.isFolder
         var st = stat()
-        guard stat(directory, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { throw TransferError("\(directory) is not a folder") }
+        guard stat(directory, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+            throw TransferError("\(directory) is not a folder", peer: "the receiver's folder for received files is missing or not a folder")
+        }
         if isFolder {
-            try makeDirectory(partPath)
+            try makeDirectory(partPath, shown: name.description)
         }
     }
 
-    func makeDirectory(_ path: String) throws(TransferError) {
+    /// The path as the sender knows it (inside the transfer), for what the sender is told.
+    func shown(_ path: SafePath) -> String {
+        guard let name else { return path.description }
+        return isFolder ? name.appending(path).description : name.description
+    }
+
+    func makeDirectory(_ path: String, shown: String) throws(TransferError) {
         if mkdir(path, 0o700) == 0 { return }
         let code = errno
         var st = stat()
         if code == EEXIST, lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR { return }
-        throw code == EEXIST ? TransferError("\(path) exists and is not a folder") : DiskErrors.error(code, path: path, doing: "create")
+        throw code == EEXIST
+            ? TransferError("\(path) exists and is not a folder", peer: "\(shown) exists on the receiver's side as something other than a folder")
+            : DiskErrors.error(code, path: path, doing: "create", shown: shown)
     }
 
     /// Where `path` (inside the offered folder) lives now; every folder on
@@ -52,7 +85,8 @@ public final class DiskSink: TransferSink {
             full += "/" + component
             var st = stat()
             guard lstat(full, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
-                throw TransferError("the sender's path \(path) goes through something that is not a folder")
+                throw TransferError("the sender's path \(path) goes through \(full), which is not a folder",
+                                    peer: "the path \(path) goes through something on the receiver's side that is not a folder")
             }
         }
         return full + "/" + path.name
@@ -60,29 +94,31 @@ public final class DiskSink: TransferSink {
 
     public func makeFolder(_ path: SafePath, mode: UInt16) throws(TransferError) {
         let full = try location(path)
-        try makeDirectory(full)
+        try makeDirectory(full, shown: shown(path))
         modes.append((full, mode, true))
     }
 
     public func openFile(_ path: SafePath, size: UInt64) throws(TransferError) -> UInt64 {
         let full = try location(path)
+        let shown = shown(path)
         fd = open(full, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw DiskErrors.error(errno, path: full, doing: "write") }
+        guard fd >= 0 else { throw DiskErrors.error(errno, path: full, doing: "write", shown: shown) }
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
             close(fd)
             fd = -1
-            throw TransferError("\(full) exists and is not a regular file")
+            throw TransferError("\(full) exists and is not a regular file", peer: "\(shown) exists on the receiver's side as something other than a regular file")
         }
         _ = fcntl(fd, F_SETFL, O_RDWR)
         openPath = full
+        openShown = shown
         modes.append((full, 0, false))
         return UInt64(st.st_size)
     }
 
     public func readExisting(offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(TransferError) -> Int {
         let n = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
-        guard n >= 0 else { throw DiskErrors.error(errno, path: openPath, doing: "read") }
+        guard n >= 0 else { throw DiskErrors.error(errno, path: openPath, doing: "read", shown: openShown) }
         return n
     }
 
@@ -91,16 +127,16 @@ public final class DiskSink: TransferSink {
     /// (`auto_da_alloc`), which cost 0.2 s at the end of 512 MiB.
     public func truncate(to length: UInt64) throws(TransferError) {
         var st = stat()
-        guard fstat(fd, &st) == 0 else { throw DiskErrors.error(errno, path: openPath, doing: "write") }
+        guard fstat(fd, &st) == 0 else { throw DiskErrors.error(errno, path: openPath, doing: "write", shown: openShown) }
         if UInt64(st.st_size) != length, ftruncate(fd, off_t(length)) != 0 {
-            throw DiskErrors.error(errno, path: openPath, doing: "write")
+            throw DiskErrors.error(errno, path: openPath, doing: "write", shown: openShown)
         }
-        guard lseek(fd, off_t(length), SEEK_SET) >= 0 else { throw DiskErrors.error(errno, path: openPath, doing: "write") }
+        guard lseek(fd, off_t(length), SEEK_SET) >= 0 else { throw DiskErrors.error(errno, path: openPath, doing: "write", shown: openShown) }
     }
 
     public func write(_ bytes: ArraySlice<UInt8>) throws(TransferError) {
         let code = writeAll(fd, bytes)
-        if code != 0 { throw DiskErrors.error(code, path: openPath, doing: "write") }
+        if code != 0 { throw DiskErrors.error(code, path: openPath, doing: "write", shown: openShown) }
     }
 
     public func closeFile(mode: UInt16, verified: Bool) throws(TransferError) {
@@ -128,7 +164,7 @@ public final class DiskSink: TransferSink {
                 n += 1
             }
         }
-        guard rename(partPath, target) == 0 else { throw DiskErrors.error(errno, path: target, doing: "create") }
+        guard rename(partPath, target) == 0 else { throw DiskErrors.error(errno, path: target, doing: "create", shown: name?.description) }
         return target
     }
 

@@ -55,17 +55,19 @@ public final class DiskSource: TransferSource {
 
     public func read(entry index: Int, offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(TransferError) -> Int {
         let path = isFolder ? root + "/" + entries[index].path : root
+        // The receiver knows the entry by its path in the transfer, never by ours.
+        let shown = isFolder ? offer.name + "/" + entries[index].path : offer.name
         if index != openIndex {
             if fd >= 0 { close(fd) }
             fd = open(path, O_RDONLY | O_CLOEXEC)
             openIndex = index
-            guard fd >= 0 else { throw DiskErrors.error(errno, path: path, doing: "read") }
+            guard fd >= 0 else { throw DiskErrors.error(errno, path: path, doing: "read", shown: shown) }
         }
         while true {
             let n = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
             if n >= 0 { return n }
             if errno == EINTR { continue }
-            throw DiskErrors.error(errno, path: path, doing: "read")
+            throw DiskErrors.error(errno, path: path, doing: "read", shown: shown)
         }
     }
 }
@@ -151,21 +153,28 @@ public final class StreamSource: TransferSource {
                 _ = poll(&p, 1, -1)
                 continue
             }
-            throw DiskErrors.error(errno, path: "standard input", doing: "read")
+            throw DiskErrors.error(errno, path: "standard input", doing: "read", shown: "standard input")
         }
     }
 }
 
 enum DiskErrors {
-    /// One sentence for a failed system call on `path`.
-    static func error(_ code: Int32, path: String, doing: String) -> TransferError {
-        switch code {
-        case ENOSPC, EDQUOT: TransferError("the disk is full writing \(path)")
-        case EACCES, EPERM: TransferError("permission denied: cannot \(doing) \(path)")
-        case EROFS: TransferError("\(path) is on a read-only file system")
-        case ENOENT: TransferError("\(path) does not exist")
-        case ELOOP: TransferError("\(path) is a symbolic link, which is not followed")
-        default: TransferError("cannot \(doing) \(path): \(String(cString: strerror(code)))")
+    /// One sentence for a failed system call on `path`; the peer's names
+    /// `shown` instead (the path inside the transfer, which the peer knows),
+    /// or only what happened when there is none.
+    static func error(_ code: Int32, path: String, doing: String, shown: String? = nil) -> TransferError {
+        TransferError(sentence(code, path: path, doing: doing), peer: sentence(code, path: shown, doing: doing))
+    }
+
+    static func sentence(_ code: Int32, path: String?, doing: String) -> String {
+        let it = path ?? "a file"
+        return switch code {
+        case ENOSPC, EDQUOT: "the disk is full writing \(it)"
+        case EACCES, EPERM: "permission denied: cannot \(doing) \(it)"
+        case EROFS: "\(path ?? "the folder") is on a read-only file system"
+        case ENOENT: "\(path ?? "a file or folder") does not exist"
+        case ELOOP: "\(path ?? "a path") is a symbolic link, which is not followed"
+        default: "cannot \(doing) \(it): \(String(cString: strerror(code)))"
         }
     }
 }

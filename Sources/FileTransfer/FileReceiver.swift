@@ -57,7 +57,7 @@ public final class FileReceiver {
         } catch let refusal as SafePath.Refusal {
             return stop("the offered name has \(refusal)")
         } catch let error as TransferError {
-            return stop(error.message)
+            return stop(error)
         } catch {
             return stop("\(error)")
         }
@@ -93,6 +93,11 @@ public final class FileReceiver {
             self.offer = offer
             state = .awaitingUser
             events.append(.offer(offer))
+            // Declined before anyone is asked: accepting could only fail later.
+            if let refusal = sink.refusal(of: offer) {
+                outbox.append(TransferMessage.decline(refusal.peerMessage).encode())
+                fail(refusal.message)
+            }
         case (.awaitingEntry, .entry(let entry)):
             handleEntry(entry)
         case (.awaitingEntry, .done):
@@ -137,7 +142,7 @@ public final class FileReceiver {
             current = (entry, path)
             prefixHasher = try proveExisting()
         } catch {
-            return stop(error.message)
+            return stop(error)
         }
         let prefix = prefixHasher ?? SHA256()
         outbox.append(TransferMessage.resume(offset: existing, prefixHash: prefix.digest()).encode())
@@ -179,7 +184,7 @@ public final class FileReceiver {
                 bytesResumed += offset
             }
         } catch {
-            return stop(error.message)
+            return stop(error)
         }
         prefixHasher = nil
         received = offset
@@ -194,7 +199,7 @@ public final class FileReceiver {
         do {
             try sink.write(chunk, hashingInto: hasher)
         } catch {
-            return stop(error.message)
+            return stop(error)
         }
         received = sum
         bytesReceived += UInt64(chunk.count)
@@ -207,13 +212,13 @@ public final class FileReceiver {
         do {
             try sink.flush()
         } catch {
-            return stop(error.message)
+            return stop(error)
         }
         let ok = hasher.digest() == sha256
         do {
             try sink.closeFile(mode: current.entry.mode, verified: ok)
         } catch {
-            return stop(error.message)
+            return stop(error)
         }
         if !ok { mismatches += 1 }
         self.current = nil
@@ -229,15 +234,19 @@ public final class FileReceiver {
             state = .finished
             events.append(.finished(location: location, mismatches: mismatches))
         } catch {
-            stop(error.message)
+            stop(error)
         }
     }
 
-    func stop(_ reason: String) {
+    func stop(_ reason: String) { stop(TransferError(reason)) }
+
+    /// Tells the sender the cause in words that name nothing of this
+    /// machine (`peerMessage`); the local user reads `message`.
+    func stop(_ error: TransferError) {
         guard !isFinished else { return }
-        outbox.append(TransferMessage.abort(reason).encode())
+        outbox.append(TransferMessage.abort(error.peerMessage).encode())
         if state != .awaitingOffer && state != .awaitingUser { sink.abandon() }
-        fail(reason)
+        fail(error.message)
     }
 
     func fail(_ reason: String) {

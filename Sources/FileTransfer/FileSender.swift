@@ -62,10 +62,13 @@ public final class FileSender {
     public func pollEvent() -> Event? { events.popFirst() }
 
     /// Stops the transfer and tells the receiver why.
-    public func cancel(_ reason: String) {
+    public func cancel(_ reason: String) { cancel(TransferError(reason)) }
+
+    /// Tells the receiver the cause without our local paths (`peerMessage`).
+    func cancel(_ error: TransferError) {
         guard !isFinished else { return }
-        outbox.append(TransferMessage.abort(reason).encode())
-        fail(reason)
+        outbox.append(TransferMessage.abort(error.peerMessage).encode())
+        fail(error.message)
     }
 
     /// The channel closed or the connection went away before the end.
@@ -156,7 +159,7 @@ public final class FileSender {
                 done += UInt64(n)
             }
         } catch {
-            return fail(error.message)
+            return cancel(error)
         }
         if done == offset, prefix.digest() == prefixHash {
             hasher = prefix
@@ -196,7 +199,7 @@ public final class FileSender {
                 }
                 return finishFile(entry)
             case .failure(let error):
-                cancel(error.message)
+                cancel(error)
                 return outbox.popFirst()
             }
         }
@@ -212,7 +215,7 @@ public final class FileSender {
                 }
             }.get()
         } catch {
-            cancel(error.message)
+            cancel(error)
             return outbox.popFirst()
         }
         if n == 0 {

@@ -11,13 +11,19 @@ public struct SafePath: Equatable, Hashable, Sendable, CustomStringConvertible {
 
     public enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
         case empty, absolute, tooLong, dotComponent, emptyComponent, forbiddenCharacter, reservedName, trailingDotOrSpace
+        /// A `..` component: the path would climb out of the folder.
+        case leavesFolder
+        /// A `/` where a single name belongs (the offered file or folder).
+        case separator
 
         public var description: String {
             switch self {
             case .empty: "an empty name"
             case .absolute: "an absolute path"
             case .tooLong: "a name that is too long"
-            case .dotComponent: "a '.' or '..' component"
+            case .dotComponent: "a '.' component"
+            case .leavesFolder: "a '..' component, a path that leaves the folder"
+            case .separator: "a '/', a path where a single name belongs"
             case .emptyComponent: "an empty path component"
             case .forbiddenCharacter: "a control, bidi, NUL or backslash character"
             case .reservedName: "a reserved device name"
@@ -40,7 +46,9 @@ public struct SafePath: Equatable, Hashable, Sendable, CustomStringConvertible {
     public init(name text: String) throws(Refusal) {
         guard !text.isEmpty else { throw .empty }
         guard !text.hasPrefix("/") else { throw .absolute }
-        guard !text.contains("/") else { throw .forbiddenCharacter }
+        if text.contains("/") {
+            throw text.split(separator: "/").contains("..") ? .leavesFolder : .separator
+        }
         try Self.check(component: text)
         components = [text]
     }
@@ -52,7 +60,8 @@ public struct SafePath: Equatable, Hashable, Sendable, CustomStringConvertible {
     static func check(component: String) throws(Refusal) {
         guard !component.isEmpty else { throw .emptyComponent }
         guard component.utf8.count <= TransferMessage.maxNameBytes else { throw .tooLong }
-        guard component != ".", component != ".." else { throw .dotComponent }
+        guard component != ".." else { throw .leavesFolder }
+        guard component != "." else { throw .dotComponent }
         for scalar in component.unicodeScalars where isForbidden(scalar) { throw .forbiddenCharacter }
         guard let last = component.unicodeScalars.last, last != ".", last != " " else { throw .trailingDotOrSpace }
         let stem = component.split(separator: ".", maxSplits: 1).first.map { $0.uppercased() } ?? ""

@@ -1,8 +1,19 @@
 /// A problem a user can act on, as one sentence (disk full, permission
 /// denied, a refused name, a protocol violation by the peer).
 public struct TransferError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// For the local user: it may name paths on this machine.
     public let message: String
-    public init(_ message: String) { self.message = message }
+    /// The same cause for the peer, in the abort it is sent: nothing private
+    /// to this machine (no absolute path, no folder the peer did not name),
+    /// only names from the transfer itself.
+    public let peerMessage: String
+
+    /// `peer`: the sentence for the peer, when `message` names local paths.
+    public init(_ message: String, peer: String? = nil) {
+        self.message = message
+        peerMessage = peer ?? message
+    }
+
     public var description: String { message }
 }
 
@@ -21,6 +32,10 @@ public protocol TransferSource: AnyObject {
 /// Where a receiver's bytes go. One file is open at a time; partial data
 /// stays on disk (`NAME.part`) when the transfer stops, for a later resume.
 public protocol TransferSink: AnyObject {
+    /// Why `offer` cannot be taken at all (more bytes than the free space),
+    /// checked when it arrives so it is declined before anyone accepts it;
+    /// nil when it may be.
+    func refusal(of offer: TransferOffer) -> TransferError?
     /// Prepares the target for `offer`, whose name is already sanitized.
     func begin(_ offer: TransferOffer, name: SafePath) throws(TransferError)
     /// A folder inside the offered folder.
@@ -46,6 +61,8 @@ public protocol TransferSink: AnyObject {
 }
 
 extension TransferSink {
+    public func refusal(of offer: TransferOffer) -> TransferError? { nil }
+
     public func write(_ bytes: ArraySlice<UInt8>, hashingInto hasher: SHA256) throws(TransferError) {
         try write(bytes)
         hasher.update(bytes)

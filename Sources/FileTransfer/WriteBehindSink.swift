@@ -40,6 +40,8 @@ public final class WriteBehindSink: TransferSink {
 
     public func flush() throws(TransferError) { try queue.drain() }
 
+    public func refusal(of offer: TransferOffer) -> TransferError? { inner.refusal(of: offer) }
+
     public func begin(_ offer: TransferOffer, name: SafePath) throws(TransferError) {
         try queue.drain()
         try inner.begin(offer, name: name)

@@ -177,6 +177,8 @@ extension PeerConnection {
                 guard case .text(let text) = message else { continue }   // binary is ignorable
                 counters.countReceived(text)
                 events.append(.message(text))
+            case .messageTooLarge(let id):
+                if id == chatChannel { events.append(.messageTooLarge) } else { queueChannelEvent(event) }
             case .channelClosed(let id):
                 if id == chatChannel { finishClosed() } else { queueChannelEvent(event) }
             case .closed:

@@ -54,6 +54,9 @@ public enum PeerConnectionEvent: Sendable, Equatable {
     /// The chat channel is open: messages can flow.
     case connected(ConnectionInfo)
     case message(String)
+    /// The peer sent a chat message larger than our `a=max-message-size`:
+    /// it was discarded (the peer's SCTP stack was told) and the chat goes on.
+    case messageTooLarge
     /// The `ctl` channel is open: `sendControl` works from now on.
     case controlOpen
     /// A text message on the `ctl` channel (JSON, still to be parsed).

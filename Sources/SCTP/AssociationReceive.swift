@@ -17,9 +17,18 @@ extension SCTPAssociation {
             return
         }
         // Out of buffer space: drop (§6.2). The next expected TSN is still
-        // taken while the space is held by incomplete messages only, since
-        // only it can complete them: a full window cannot deadlock.
-        if d.userData.count > receiverWindow && (d.tsn != tracker.cumulativeTSN &+ 1 || eventBytes > 0) { return }
+        // taken while the space is held by incomplete or blocked messages
+        // only, since only it can complete or unblock them (one message's
+        // fragments have consecutive TSNs): a full window cannot deadlock.
+        // At most one more message's worth, though: a peer that never lets
+        // a message complete (or skips an SSN, so nothing after it can be
+        // delivered) gets no more than that.
+        let cost = ReassemblyQueue.cost(d)
+        if cost > receiverWindow {
+            guard d.tsn == tracker.cumulativeTSN &+ 1, eventBytes == 0,
+                  reassembly.bufferedBytes + cost <= config.receiveBufferSize + config.maxMessageSize
+            else { return }
+        }
         tracker.receive(d.tsn)
         if d.userData.isEmpty { return }  // §3.3.1: no user data; acknowledge, deliver nothing
         if d.streamID >= inboundStreamCount {
@@ -31,7 +40,29 @@ extension SCTPAssociation {
         }
         var delivered: [ReassembledMessage] = []
         reassembly.add(d, into: &delivered)
-        for m in delivered { emit(.message(stream: m.streamID, ppid: m.ppid, bytes: m.bytes)) }
+        emitDelivered(delivered)
+    }
+
+    func emitDelivered(_ delivered: [ReassembledMessage]) {
+        for m in delivered {
+            if m.tooLarge { reportDiscarded(stream: m.streamID) } else { emit(.message(stream: m.streamID, ppid: m.ppid, bytes: m.bytes)) }
+        }
+    }
+
+    /// A message over `maxMessageSize` was discarded (`ReassemblyQueue`):
+    /// the application hears it, and so does the peer, in an ERROR chunk
+    /// with a Protocol Violation cause (RFC 9260 §3.3.10.13) whose text says
+    /// what happened, since its stack considers the message delivered.
+    func reportDiscarded(stream: UInt16) {
+        statistics.messagesDiscarded += 1
+        emit(.messageTooLarge(stream: stream))
+        let info = Array("a message on stream \(stream) was larger than the a=max-message-size of \(config.maxMessageSize) bytes and was discarded".utf8)
+        var cause: [UInt8] = []
+        cause.appendU16(13)
+        cause.appendU16(UInt16(4 + info.count))
+        cause.append(contentsOf: info)
+        while cause.count % 4 != 0 { cause.append(0) }
+        controlChunks.append(.error(causes: cause[...]))
     }
 
     func handleForwardTSN(_ f: ForwardTSNChunk) {
@@ -42,7 +73,7 @@ extension SCTPAssociation {
         tracker.forward(to: f.newCumulativeTSN)
         var delivered: [ReassembledMessage] = []
         reassembly.skip(to: f.newCumulativeTSN, streams: f.streams, into: &delivered)
-        for m in delivered { emit(.message(stream: m.streamID, ppid: m.ppid, bytes: m.bytes)) }
+        emitDelivered(delivered)
     }
 
     /// Delayed-ack policy (RFC 9260 §6.2): every second packet with DATA, at

@@ -84,7 +84,7 @@ extension SCTPAssociation {
     func performIncomingReset(_ seq: UInt32, _ streams: [UInt16]) {
         var delivered: [ReassembledMessage] = []
         reassembly.resetStreams(streams, into: &delivered)
-        for m in delivered { emit(.message(stream: m.streamID, ppid: m.ppid, bytes: m.bytes)) }
+        emitDelivered(delivered)
         deferredReset = nil
         peerNextRequestSequence &+= 1
         lastResponse = (seq, ReconfigParameter.Result.successPerformed)

@@ -17,6 +17,10 @@ public enum DataChannelEvent: Equatable, Sendable {
     /// A channel opened by us (OPEN sent) or by the peer (OPEN received).
     case channelOpen(id: UInt16, label: String)
     case message(channelID: UInt16, DataChannelMessage)
+    /// The peer sent a message on this channel larger than our
+    /// `maxMessageSize`: it was discarded, the peer's stack was told, and
+    /// the channel goes on with the next message.
+    case messageTooLarge(channelID: UInt16)
     /// The channel was closed by either side (stream reset).
     case channelClosed(id: UInt16)
     /// The association ended; no further events follow.

@@ -145,6 +145,8 @@ public final class DataChannelEndpoint {
                 for id in channels.keys.sorted() where channels[id]?.openPending == true { try? sendOpen(id) }
             case .message(let stream, let ppid, let bytes):
                 handleMessage(stream: stream, ppid: ppid, bytes: bytes)
+            case .messageTooLarge(let stream):
+                if let c = channels[stream], !c.closedReported { events.append(.messageTooLarge(channelID: stream)) }
             case .streamReset(let ids):
                 for id in ids.isEmpty ? Array(channels.keys) : ids { handleIncomingReset(id) }
             case .outgoingStreamReset(let ids):

@@ -41,6 +41,10 @@ public enum SCTPEvent: Equatable, Sendable {
     case connected
     /// One complete user message.
     case message(stream: UInt16, ppid: UInt32, bytes: [UInt8])
+    /// The peer sent a message on `stream` larger than `maxMessageSize`: it
+    /// was discarded (the peer was told with an ERROR chunk), and the
+    /// stream goes on with the next message.
+    case messageTooLarge(stream: UInt16)
     /// The peer reset these outgoing streams (our incoming ones): it will
     /// send no more on them (RFC 6525); for data channels that means close.
     case streamReset([UInt16])

@@ -15,5 +15,7 @@ public struct SCTPStatistics: Sendable, Equatable {
     public var sacksSent = 0
     /// Path MTU probes sent (RFC 8899).
     public var pathMTUProbes = 0
+    /// Messages from the peer discarded as larger than `maxMessageSize`.
+    public var messagesDiscarded = 0
     public init() {}
 }

@@ -4,6 +4,9 @@ public enum JSON: Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Double)
+    /// An integer, written exactly: a `Double` holds integers exactly only
+    /// up to 2^53, and a file's size may be up to 2^64 − 1.
+    case integer(Int128)
     case string(String)
     case array([JSON])
     case object([(String, JSON)])
@@ -13,6 +16,8 @@ public enum JSON: Equatable, Sendable {
         case (.null, .null): return true
         case let (.bool(x), .bool(y)): return x == y
         case let (.number(x), .number(y)): return x == y
+        case let (.integer(x), .integer(y)): return x == y
+        case let (.integer(x), .number(y)), let (.number(y), .integer(x)): return Double(exactly: x) == y
         case let (.string(x), .string(y)): return x == y
         case let (.array(x), .array(y)): return x == y
         case let (.object(x), .object(y)):
@@ -34,6 +39,7 @@ public enum JSON: Equatable, Sendable {
 
     /// The value as an integer, if it is a number with no fractional part.
     public var intValue: Int? {
+        if case .integer(let i) = self { return Int(exactly: i) }
         guard case .number(let d) = self, d.isFinite, d.rounded() == d, abs(d) <= 9_007_199_254_740_992 else { return nil }
         return Int(d)
     }
@@ -48,12 +54,13 @@ extension JSON: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Express
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
     public init(stringLiteral value: String) { self = .string(value) }
-    public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    public init(integerLiteral value: Int) { self = .integer(Int128(value)) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(arrayLiteral elements: JSON...) { self = .array(elements) }
     public init(dictionaryLiteral elements: (String, JSON)...) { self = .object(elements) }
     public init(nilLiteral: ()) { self = .null }
-    public init(_ int: Int) { self = .number(Double(int)) }
+    public init(_ int: Int) { self = .integer(Int128(int)) }
+    public init(_ int: UInt64) { self = .integer(Int128(int)) }
 }
 
 extension JSON: ExpressibleByFloatLiteral {

@@ -98,7 +98,7 @@ final class BenchPeer {
                 case .disconnected(let loss): failure = failure ?? loss.description
                 case .networkChanged(let change): failure = failure ?? change.description
                 case .closed: failure = failure ?? "closed"
-                case .iceConnected, .reconnected, .controlOpen, .controlMessage: break
+                case .iceConnected, .reconnected, .controlOpen, .controlMessage, .messageTooLarge: break
                 }
             }
             afterPump?()

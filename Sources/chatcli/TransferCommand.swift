@@ -35,8 +35,10 @@ enum TransferCommand {
             }
             do {
                 let source = try DiskSource(path: path)
-                guard (try? SafePath(name: source.offer.name)) != nil else {
-                    Output.write("chatcli: \(path) has a name a receiver would refuse (control characters, a reserved name or a trailing dot)\n", to: 2)
+                do {
+                    _ = try SafePath(name: source.offer.name)
+                } catch {
+                    Output.write("chatcli: \(path) has a name a receiver would refuse: \(error)\n", to: 2)
                     return 1
                 }
                 sources.append((source, source.skipped))

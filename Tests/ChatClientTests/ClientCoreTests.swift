@@ -183,3 +183,12 @@ import Wire
         #expect(hb.deadline == .seconds(28))
     }
 }
+
+/// A failed PAKE's sentence claims only what is true: what the user typed
+/// was held until the code proved the peer, so none of it was sent.
+@Test func pakeFailedSaysNothingTypedWasSentAndMakesNoClaimAboutWhatWasShown() {
+    let message = ClientError.pakeFailed.message
+    #expect(!message.contains("nothing was sent or shown"))
+    #expect(message.contains("before anything you typed was sent"))
+    #expect(message.contains("cannot be tried again"))
+}

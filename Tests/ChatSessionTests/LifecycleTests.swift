@@ -116,3 +116,22 @@ import Testing
         #expect(alice.isConnected && bob.isConnected)
     }
 }
+
+/// A message the peer's SCTP discarded as too large is one sentence for
+/// the user, and the chat goes on.
+@Suite struct RefusedMessageTests {
+    @Test func aMessageTooLargeFromThePeerIsReportedAndTheChatGoesOn() throws {
+        let world = try World()
+        let (alice, bob) = try world.pair()
+        let peer = try #require(bob.peers.last)
+        bob.deliver(.messageTooLarge, to: peer)
+        let expected = ChatEvent.refused(code: "peer_message_too_large",
+                                         message: ChatEvent.peerMessageTooLargeSentence(limit: ChatSession.maxMessageBytes))
+        #expect(bob.count(expected) == 1)
+        #expect(expected.json?.serialized.contains(#""error":"peer_message_too_large""#) == true)
+        #expect(ChatEvent.peerMessageTooLargeSentence(limit: 262_144).contains("larger than 262144 bytes"))
+        alice.type("still here")
+        #expect(world.run(until: { bob.messages == ["still here"] }))
+        #expect(bob.status == nil)
+    }
+}

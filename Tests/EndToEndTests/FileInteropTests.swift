@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("traversal", "the sender sent a path with a '.' or '..' component"),
+        ("traversal", "the sender sent a path with a '..' component, a path that leaves the folder"),
         ("absurd", "the sender sent more bytes than it offered"),
         ("overflow", "the sender sent more bytes than it offered for small"),
         ("endless", "protocol violation: the first message was not a valid offer"),

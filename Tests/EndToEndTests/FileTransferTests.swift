@@ -210,21 +210,57 @@ import Testing
         return p.terminationStatus == 0
     }
 
-    @Test func aFullDiskIsOneSentenceAndThePartialFileStays() throws {
-        let dir = Harness.temporaryDirectory()
+    /// Mounts a 1 MiB tmpfs at `dir`/small; nil (a known issue) without root.
+    static func smallDisk(_ dir: String) throws -> String? {
         let out = dir + "/small"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         guard Self.mountTmpfs(out) else {
             withKnownIssue("mounting a tmpfs needs root") { Issue.record("not mounted") }
-            return
+            return nil
         }
-        defer {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/bin/umount")
-            p.arguments = ["-l", out]
-            try? p.run()
-            p.waitUntilExit()
-        }
+        return out
+    }
+
+    static func unmount(_ path: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/umount")
+        p.arguments = ["-l", path]
+        try? p.run()
+        p.waitUntilExit()
+    }
+
+    /// 400 files of one byte: 400 bytes offered, well within the free
+    /// space, but each takes a 4 KiB page of the tmpfs, so the disk fills
+    /// while they arrive.
+    @Test func aFullDiskIsOneSentenceAndThePartialFileStays() throws {
+        let dir = Harness.temporaryDirectory()
+        guard let out = try Self.smallDisk(dir) else { return }
+        defer { Self.unmount(out) }
+        let server = try ServerProcess()
+        let folder = dir + "/many"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for i in 0..<400 { try Data([UInt8(i & 0xFF)]).write(to: URL(fileURLWithPath: folder + String(format: "/f%03d", i))) }
+        let sender = try ChildProcess.chatcli(["send", folder, "--server", server.url, "--json"], name: "sender")
+        let receiver = try ChildProcess.chatcli(["receive", try FileTransferTests.code(sender), "--out", out, "--yes", "--server", server.url],
+                                                name: "receiver")
+        #expect(receiver.waitForExit(timeout: 60) == 1, "\(receiver.transcript)")
+        #expect(sender.waitForExit(timeout: 30) == 1, "\(sender.transcript)")
+        #expect(receiver.stderr.contains { $0.hasPrefix("chatcli: the transfer failed: the disk is full writing \(out)/many.part/f") },
+                "\(receiver.transcript)")
+        // The sender hears the cause, by the file's path in the transfer, never the receiver's folder.
+        #expect(sender.stdout.contains { $0.contains(#""error":"transfer_failed""#) && $0.contains("the disk is full writing many/f") },
+                "\(sender.transcript)")
+        #expect(!sender.transcript.contains(out), "\(sender.transcript)")
+        let kept = (try? FileManager.default.contentsOfDirectory(atPath: out + "/many.part")) ?? []
+        #expect(kept.count > 10, "kept for a resume: \(kept.count) files")
+    }
+
+    /// A file larger than the free space is declined as soon as it is
+    /// offered, with the reason on both sides; nothing is written.
+    @Test func anOfferLargerThanTheFreeSpaceIsDeclinedUpFront() throws {
+        let dir = Harness.temporaryDirectory()
+        guard let out = try Self.smallDisk(dir) else { return }
+        defer { Self.unmount(out) }
         let server = try ServerProcess()
         try Data(FileTransferTests.pattern(3_000_000, seed: 4)).write(to: URL(fileURLWithPath: dir + "/big.bin"))
         let sender = try ChildProcess.chatcli(["send", dir + "/big.bin", "--server", server.url, "--json"], name: "sender")
@@ -232,10 +268,11 @@ import Testing
                                                 name: "receiver")
         #expect(receiver.waitForExit(timeout: 60) == 1, "\(receiver.transcript)")
         #expect(sender.waitForExit(timeout: 30) == 1, "\(sender.transcript)")
-        #expect(receiver.stderr.contains { $0.hasPrefix("chatcli: the transfer failed: the disk is full writing \(out)/big.bin.part") },
+        #expect(receiver.stderr.contains { $0.hasPrefix("chatcli: the transfer failed: declined at once: big.bin (3.0 MB) is more than the ") && $0.contains(" free in \(out)") },
                 "\(receiver.transcript)")
-        #expect(sender.stdout.contains { $0.contains(#""error":"transfer_failed""#) && $0.contains("the disk is full") }, "\(sender.transcript)")
-        let part = try FileManager.default.attributesOfItem(atPath: out + "/big.bin.part")[.size] as? Int ?? 0
-        #expect(part > 0 && part <= 1 << 20, "kept for a resume: \(part) bytes")
+        #expect(sender.stdout.contains { $0.contains(#""error":"declined""#) && $0.contains("the receiver's disk has less free space than the 3.0 MB offered") },
+                "\(sender.transcript)")
+        #expect(!sender.transcript.contains(out), "\(sender.transcript)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: out)) == [])
     }
 }

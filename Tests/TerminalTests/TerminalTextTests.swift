@@ -36,3 +36,31 @@ import Testing
         }
     }
 }
+
+/// "Zalgo" text: marks stacked on one character draw over the lines
+/// around it. Each character keeps at most `maxCombiningMarks`.
+@Suite struct CombiningMarkTests {
+    @Test func marksBeyondTheCapAreDropped() {
+        let zalgo = "Z" + String(repeating: "\u{0301}\u{0316}", count: 200) + "a" + String(repeating: "\u{0489}", count: 50)
+        let shown = TerminalText.sanitize(zalgo)
+        #expect(shown == "Z\u{0301}\u{0316}\u{0301}\u{0316}a\u{0489}\u{0489}\u{0489}\u{0489}")
+        #expect(TerminalText.maxCombiningMarks == 4)
+    }
+
+    @Test func joinersDoNotStartAFreshAllowance() {
+        let sneaky = "a" + String(repeating: "\u{200D}\u{0301}", count: 20)
+        #expect(TerminalText.sanitize(sneaky).unicodeScalars.filter { $0.value == 0x0301 }.count == 4)
+    }
+
+    @Test(arguments: [
+        "Tiếng Việt",                            // decomposed below: two marks on one letter
+        "Tie\u{0302}\u{0301}ng Vie\u{0323}\u{0302}t",
+        "בְּרֵאשִׁית",                            // pointed Hebrew
+        "नमस्ते",                                 // Devanagari
+        "བསྒྲུབས",                                // Tibetan stacks
+        "1\u{FE0F}\u{20E3} 👩‍👩‍👧‍👦 👍🏽",         // keycap, ZWJ family, skin tone
+    ])
+    func realTextIsUntouched(text: String) {
+        #expect(TerminalText.sanitize(text) == text)
+    }
+}

@@ -69,3 +69,31 @@ import Wire
         }
     }
 }
+
+/// `--json` output is read on terminals and by scripts: integers stay
+/// integers at any size, and controls a terminal or a reader would act on
+/// are escaped.
+@Suite struct JSONOutputSafetyTests {
+    @Test func integersBeyondTwoToThe53AreWrittenExactly() throws {
+        #expect(JSON(UInt64(1) << 63).serialized == "9223372036854775808")
+        #expect(JSON(UInt64.max).serialized == "18446744073709551615")
+        #expect(JSON(UInt64.max - 1).serialized == "18446744073709551614")
+        #expect(JSON(Int.min).serialized == "-9223372036854775808")
+        let offer: JSON = ["event": "offer", "size": JSON(UInt64(1) << 63)]
+        #expect(offer.serialized == #"{"event":"offer","size":9223372036854775808}"#)
+        // An integral Double is an integer too, never "9.2e+18".
+        #expect(JSON.number(9_223_372_036_854_775_808).serialized == "9223372036854775808")
+        #expect(JSON.number(0.5).serialized == "0.5")
+        #expect(JSON(5) == .number(5))
+        #expect(JSON(UInt64(1) << 63).intValue == nil)
+        #expect(JSON(42).intValue == 42)
+    }
+
+    @Test func c1AndBidiControlsAreEscaped() throws {
+        let text = "a\u{85}b\u{9B}c\u{202E}d\u{2066}e\u{200F}f\u{2028}g\u{7F}h é😀"
+        let out = JSON.string(text).serialized
+        #expect(out == #""a\u0085b\u009bc\u202ed\u2066e\u200ff\u2028g\u007fh é😀""#)
+        #expect(out.unicodeScalars.allSatisfy { !(0x80...0x9F).contains($0.value) && !(0x202A...0x202E).contains($0.value) })
+        #expect(try JSON.parse(out) == .string(text))
+    }
+}

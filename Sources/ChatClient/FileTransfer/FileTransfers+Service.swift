@@ -93,6 +93,14 @@ extension FileTransfers {
             } else {
                 firstMessage(bytes, for: t)
             }
+        case .messageTooLarge(let channel):
+            // A message of the transfer is lost: it cannot go on.
+            guard let t = transfer(on: channel) else { return }
+            let reason = "protocol violation: a message larger than the channel's limit"
+            t.sender?.cancel(reason)
+            t.receiver?.cancel(reason)
+            if t.sender == nil && t.receiver == nil { finish(t, .failed(id: t.id, t.direction, reason: reason)) }
+            finishWithEvents(t)
         case .channelClosed(let channel):
             guard let t = transfer(on: channel) else { return }
             t.channel = nil
@@ -131,6 +139,8 @@ extension FileTransfers {
         if autoAccept || acceptedBefore.contains(offer) {
             receiver.accept()
         }
+        // Declined at once (too large for the disk): the failure says it all.
+        if receiver.isFinished { return }
         onUpdate?(.offered(id: t.id, offer))
         if receiver.isAwaitingAnswer == false, !receiver.isFinished { onUpdate?(.accepted(id: t.id)) }
     }

@@ -172,6 +172,8 @@ extension ChatSession {
             guard codeAuth.allowsChat else { holdIncoming(text); break }
             show(inbox.receive(text, now: now))
             if let since = inbox.holdingSince { timers.set(.holdRelease, at: since + Inbox.holdLimit) }
+        case .messageTooLarge:
+            emit(.refused(code: "peer_message_too_large", message: ChatEvent.peerMessageTooLargeSentence(limit: Self.maxMessageBytes)))
         case .controlOpen:
             if codeAuth.allowsChat { emit(.controlReady) }   // else once the gate opens (`release`)
             startPAKEIfReady()

@@ -15,8 +15,10 @@ extension InteractiveChat {
         if path == "~" || path.hasPrefix("~/"), let home = getenv("HOME") { path = String(cString: home) + path.dropFirst() }
         do {
             let source = try DiskSource(path: path)
-            guard (try? SafePath(name: source.offer.name)) != nil else {
-                show(.error, "\(TerminalText.sanitize(path)) has a name your peer would refuse (control characters, a reserved name or a trailing dot).")
+            do {
+                _ = try SafePath(name: source.offer.name)
+            } catch {
+                show(.error, "\(TerminalText.sanitize(path)) has a name your peer would refuse: \(error).")
                 return
             }
             files.send(source, skipped: source.skipped)

@@ -155,7 +155,7 @@ public final class InteractiveChat {
             unproven(sas: sas, reason: reason)
         case .peerLeft, .peerAway, .peerBack, .reconnected:
             show(.important, event.sentence ?? "")
-        case .error, .notSent, .undelivered:
+        case .error, .notSent, .refused, .undelivered:
             show(.error, event.sentence ?? "")
         case .controlReady:
             if let myName { manager.sendControl(.name(myName)) }

@@ -20,6 +20,7 @@ extension ChatEvent {
         case .undelivered(let n): return "chatcli: " + Self.undeliveredSentence(n)
         case .notice(let text): return text
         case .error(let e): return "chatcli: \(e.message)"
+        case .refused(_, let message): return "chatcli: \(message)"
         case .closed, .controlReady, .control: return nil
         case .progress(let text): return text
         case .ice(let path, _, _, _): return "Found a \(path == "relay" ? "relayed" : "direct") path to your peer; securing it…"

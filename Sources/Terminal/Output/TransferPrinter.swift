@@ -105,8 +105,8 @@ public final class TransferPrinter {
         case .declined(let id, let reason):
             return ["event": "error", "error": "declined", "id": JSON(id), "message": .string("Your peer declined the transfer (\(reason)).")]
         case .progress(let id, let d, let done, let total, let rate, let eta):
-            return .object(["event": "progress", "id": JSON(id), "direction": direction(d), "bytes": JSON(Int(clamping: done)),
-                            "total": total.map { JSON(Int(clamping: $0)) } ?? .null,
+            return .object(["event": "progress", "id": JSON(id), "direction": direction(d), "bytes": JSON(done),
+                            "total": total.map { JSON($0) } ?? .null,
                             "rate": rate.map { JSON(Int($0)) } ?? .null,
                             "eta_s": eta.map { JSON(Int($0.components.seconds)) } ?? .null])
         case .fileDone(let id, let d, let path, let ok):
@@ -114,7 +114,7 @@ public final class TransferPrinter {
         case .finished(let id, let d, let location, let mismatches, let transferred, let resumed):
             return .object(["event": "transfer_done", "id": JSON(id), "direction": direction(d),
                             "location": location.map(JSON.string) ?? .null, "mismatches": JSON(mismatches),
-                            "bytes_transferred": JSON(Int(clamping: transferred)), "bytes_resumed": JSON(Int(clamping: resumed))])
+                            "bytes_transferred": JSON(transferred), "bytes_resumed": JSON(resumed)])
         case .failed(let id, let d, let reason):
             return ["event": "error", "error": "transfer_failed", "id": JSON(id), "direction": direction(d), "message": .string(reason)]
         }
@@ -122,7 +122,7 @@ public final class TransferPrinter {
 
     static func offerJSON(_ id: Int, _ offer: TransferOffer, _ direction: String) -> JSON {
         .object(["event": "offer", "id": JSON(id), "direction": .string(direction), "name": .string(offer.name),
-                 "size": offer.isStream ? .null : JSON(Int(clamping: offer.totalSize)),
+                 "size": offer.isStream ? .null : JSON(offer.totalSize),
                  "files": JSON(Int(offer.fileCount)), "folders": JSON(Int(offer.folderCount)), "folder": .bool(offer.isFolder)])
     }
 }

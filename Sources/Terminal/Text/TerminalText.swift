@@ -7,12 +7,20 @@
 /// Invisible characters that change how the text around them reads are
 /// removed too (see `isHiddenFormatting`): a peer must not make its line
 /// display differently from what it says (Trojan Source, CVE-2021-42574).
+///
+/// Combining marks are capped at `maxCombiningMarks` per character: a base
+/// with hundreds of marks ("Zalgo" text) draws over the lines above and
+/// below it, over the prompt and other messages. Real text needs few:
+/// Vietnamese stacks two, Tibetan and pointed Hebrew three or four.
 public enum TerminalText {
+    public static let maxCombiningMarks = 4
+
     public static func sanitize(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         var scalars = text.unicodeScalars.makeIterator()
         var pending: Unicode.Scalar? = nil
         var flagTags = FlagTags()
+        var marks = 0
         while let c = pending ?? scalars.next() {
             pending = nil
             if flagTags.take(c, into: &out) { continue }
@@ -33,6 +41,13 @@ public enum TerminalText {
             // (and a paragraph break ends any bidi run the terminal applies).
             case 0x2028, 0x2029: out.append("\n")
             default:
+                if isCombiningMark(c) {
+                    if marks >= maxCombiningMarks { continue }
+                    marks += 1
+                } else if c.value != 0x200C && c.value != 0x200D {
+                    // ZWNJ and ZWJ join marks to the same character: they start no new one.
+                    marks = 0
+                }
                 out.append(c)
                 flagTags.started(after: c)
             }
@@ -58,6 +73,14 @@ public enum TerminalText {
     static func isHiddenFormatting(_ c: Unicode.Scalar) -> Bool {
         switch c.value {
         case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069, 0x206A...0x206F, 0xFFF9...0xFFFB: return true
+        default: return false
+        }
+    }
+
+    static func isCombiningMark(_ c: Unicode.Scalar) -> Bool {
+        guard c.value >= 0x0300 else { return false }
+        switch c.properties.generalCategory {
+        case .nonspacingMark, .spacingMark, .enclosingMark: return true
         default: return false
         }
     }

@@ -5,6 +5,10 @@ Usage: python aiortc_peer.py SERVER_URL create|join [CODE] --send FILE --expect 
   Sends each string in FILE (a JSON list) on the data channel "chat", prints
   {"event":"message","text":...} for each message received, and once it has
   sent everything and received N messages, leaves and exits 0.
+  --ignore-max-message-size: send messages over the a=max-message-size the
+  other side advertised, as a hostile peer would (aiortc refuses otherwise).
+  ERROR chunks the other side's SCTP sends are printed as
+  {"event":"sctp_error","cause":N,"info":...}.
 """
 import argparse
 import asyncio
@@ -16,11 +20,25 @@ import urllib.parse
 
 import websockets
 from aiortc import RTCPeerConnection, RTCSessionDescription
+from aiortc import rtcsctptransport
 from aiortc.sdp import candidate_from_sdp
 
 
 def emit(obj):
     print(json.dumps(obj), flush=True)
+
+
+def report_sctp_errors():
+    """aiortc ignores ERROR chunks once established; print their causes."""
+    original = rtcsctptransport.RTCSctpTransport._receive_chunk
+
+    async def receive_chunk(self, chunk):
+        if isinstance(chunk, rtcsctptransport.ErrorChunk):
+            for cause, value in chunk.params:
+                emit({"event": "sctp_error", "cause": cause, "info": value.rstrip(b"\x00").decode("utf8", "replace")})
+        return await original(self, chunk)
+
+    rtcsctptransport.RTCSctpTransport._receive_chunk = receive_chunk
 
 
 async def rest(base, path, body):
@@ -39,10 +57,12 @@ async def rest(base, path, body):
 
 
 async def main():
+    report_sctp_errors()
     ap = argparse.ArgumentParser()
     ap.add_argument("server")
     ap.add_argument("mode")
     ap.add_argument("code", nargs="?")
+    ap.add_argument("--ignore-max-message-size", action="store_true")
     ap.add_argument("--send", required=True)
     ap.add_argument("--expect", type=int, required=True)
     ap.add_argument("--code", help="create: these six digits instead of random ones (a forger that learned them)")
@@ -94,6 +114,8 @@ async def main():
             check_done()
 
         async def send_all():
+            if args.ignore_max_message_size:
+                ch.transport._remote_max_message_size = 0   # 0: no limit, in aiortc
             for text in outgoing:
                 ch.send(text)
                 while ch.bufferedAmount > 1 << 20:
