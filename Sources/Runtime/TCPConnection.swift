@@ -97,6 +97,7 @@ public final class TCPConnection: ByteStream, EventHandler {
 
     /// The peer has not read what the cap allows: close rather than grow.
     private func overflow() {
+        Socket.resetOnClose(fd)
         finish(RuntimeError(kind: .system(errno: ENOBUFS), reason: "the peer is not reading (more than \(outputLimit) bytes of output waiting)",
                             context: "send to \(remoteAddress)"))
     }
@@ -119,7 +120,10 @@ public final class TCPConnection: ByteStream, EventHandler {
         }
     }
 
+    /// With output still waiting (here or in the kernel), the connection is
+    /// reset: that output is dropped, and the peer learns at once.
     public func abort() {
+        if state != .closed && (bufferedAmount > 0 || Socket.unsentBytes(fd) > 0) { Socket.resetOnClose(fd) }
         finish(nil)
     }
 

@@ -61,8 +61,12 @@ import Testing
         let before = ProcessMemory.resident(server.process.pid)
         // 2,000 relayed messages of 60 KB: 120 MB for the member that never reads.
         let frame = RawClient.textFrame(#"{"type":"chat_flood","data":"\#(String(repeating: "x", count: 60_000))"}"#)
-        for _ in 0..<2000 {
+        // The sink sends a ping now and then, as an attacker would, so the
+        // heartbeat alone does not end it.
+        let ping = RawClient.textFrame(#"{"type":"ping"}"#)
+        for i in 0..<2000 {
             guard sender.send(frame) == frame.count else { break }
+            if i % 200 == 0 { sink.send(ping) }
         }
         try Self.pairNormally(server)
         let growth = ProcessMemory.peak(server.process.pid) - before
