@@ -44,7 +44,9 @@ public struct SlidingWindowLimiter: Sendable {
         }
         var times = events[client] ?? []
         let horizon = now.adding(seconds: -window)
-        times.removeAll { $0 <= horizon }
+        // Oldest first: only the expired front is looked at (a raised limit keeps this cheap).
+        let expired = times.prefix { $0 <= horizon }.count
+        if expired > 0 { times.removeFirst(expired) }
         times.append(now)
         if times.count > limit { times.removeFirst(times.count - limit) }
         events[client] = times
