@@ -47,6 +47,7 @@ enum Commands {
             connection is read no further and closed after 30 s, and a WebSocket is closed at once (the other \
             member hears peer_disconnected). With --redis, each instance counts connections and creations for \
             itself, and --max-rooms does not apply (Redis holds the rooms).
+
             With --redis, several instances behind a load balancer share rooms, rate limits, long polls and \
             the signaling relay; --db is not used. While Redis is unreachable, /healthz and the room routes \
             answer 503 with Retry-After. SIGTERM drains: WebSockets close with 1001 so clients move to \

@@ -15,6 +15,21 @@ import Testing
         HTTPExchange.send("POST", port: server.port, "/api/rooms", ["joinid": code, "expiresInSeconds": 600, "client1": "creator-device"], source: source)
     }
 
+    @Test func serveHelpStatesTheLimitsAndTheirDefaults() throws {
+        let help = try ChildProcess.chatcli(["serve", "--help"], name: "help")
+        #expect(help.waitForExit() == 0)
+        let text = help.stdout.joined(separator: "\n")
+        for line in ["--create-limit N          Rooms one client may create per hour (default 60).",
+                     "--connection-limit N      Connections one client may hold open at once (default 100).",
+                     "--max-rooms N             Live rooms above which creating answers 503 code_space_full (default 100000).",
+                     "an IPv4 address or an IPv6 /64", "past 256 KiB of unsent output (or 32 MiB for all clients together)"] {
+            #expect(text.contains(line), "\(line)")
+        }
+        let zero = try ChildProcess.chatcli(["serve", "--create-limit", "0"], name: "serve")
+        #expect(zero.waitForExit() == 2)
+        #expect(zero.stderr == ["chatcli: --create-limit takes a positive number, not '0'"])
+    }
+
     @Test func wrongGuessesCountPerIPv4Address() throws {
         let server = try ServerProcess()
         for _ in 0..<10 { #expect(Self.miss(server, source: "127.0.0.2").status == 404) }
