@@ -41,6 +41,29 @@ import Testing
         #expect(attacker.waitUntilClosedByPeer(timeout: 30))
     }
 
+    /// 300 connections from three clients, each asking for 9 MB of answers it
+    /// never reads: the total budget (32 MiB) holds where the limits per
+    /// connection alone (300 × 256 KiB) would not.
+    @Test func threeHundredConnectionsThatNeverReadStayWithinTheTotalBudget() throws {
+        let server = try ServerProcess()
+        #expect(HTTPExchange.send("GET", port: server.port, "/app.js").status == 200)
+        let before = ProcessMemory.resident(server.process.pid)
+        let request = Array("GET /app.js HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        let pipeline = Array((0..<(8_000 / request.count)).map { _ in request }.joined())
+        var attackers: [RawClient] = []
+        for source in ["127.0.0.2", "127.0.0.3", "127.0.0.4"] {
+            for _ in 0..<100 {
+                let attacker = try #require(RawClient(port: server.port, source: source, receiveBuffer: 4096))
+                #expect(attacker.send(pipeline) == pipeline.count)
+                attackers.append(attacker)
+            }
+        }
+        try Self.pairNormally(server)
+        let growth = ProcessMemory.peak(server.process.pid) - before
+        #expect(growth <= Self.memoryBound, "peak RSS grew by \(growth / 1_048_576) MB\n\(server.process.transcript)")
+        #expect(attackers.allSatisfy { $0.waitUntilClosedByPeer(timeout: 90) }, "each is closed once backed up for 30 s")
+    }
+
     /// Before: 120 MB relayed to a member that never reads added 115 MB.
     @Test func aWebSocketMemberThatNeverReadsIsClosedAndCostsBoundedMemory() throws {
         let server = try ServerProcess()
