@@ -157,7 +157,8 @@ public final class TCPConnection: ByteStream, EventHandler {
             if count > 0 {
                 let chunk = [UInt8](UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 onData?(chunk)
-                guard state == .open, count == buffer.count else { return }
+                // Paused from inside onData: not one more chunk.
+                guard state == .open, !isReadingPaused, count == buffer.count else { return }
             } else if count == 0 {
                 finish(nil)
                 return
