@@ -34,6 +34,9 @@ public final class EventLoop {
     private var alwaysReady: [Watch] = []
     private var stopRequested = false
     var signals: SignalSource?
+    /// Bytes every ``TCPConnection`` of this loop holds unsent: what peers
+    /// that do not read are costing, for a server's budget.
+    public internal(set) var bufferedOutputBytes = 0
 
     /// Shared receive buffer: every read goes here first, then is copied out
     /// at its exact size, so idle connections hold no buffer at all.

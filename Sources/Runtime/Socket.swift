@@ -53,6 +53,21 @@ enum Socket {
         return result == 0 ? SocketAddress(storage: storage) : nil
     }
 
+    /// Bytes the kernel holds unsent (or unacknowledged) for a TCP socket.
+    static func unsentBytes(_ fd: Int32) -> Int32 {
+        var count: Int32 = 0
+        guard ioctl(fd, UInt(TIOCOUTQ), &count) == 0 else { return 0 }
+        return count
+    }
+
+    /// Makes `close` reset the connection and drop what the kernel still
+    /// holds for it, rather than keep trying to deliver it to a peer whose
+    /// window stays shut (which could take minutes, and kernel memory).
+    static func resetOnClose(_ fd: Int32) {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+    }
+
     /// Interactive traffic (chat lines, HTTP, WebSocket frames) wants each
     /// write on the wire now, not batched behind Nagle's delay.
     static func setNoDelay(_ fd: Int32) {

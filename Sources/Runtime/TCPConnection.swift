@@ -10,18 +10,34 @@ import Glibc
 ///
 /// End of stream from the peer closes the connection (no half-close):
 /// chatcli's protocols never keep writing after the peer has finished.
+///
+/// Unsent output is capped at ``outputLimit``: a peer that stops reading
+/// gets its connection closed with an error when the cap would be passed,
+/// instead of growing this process's memory for as long as it likes.
 public final class TCPConnection: ByteStream, EventHandler {
+    /// The default cap on unsent output: far above anything chatcli's own
+    /// protocols queue (signaling frames, HTTP answers, TURN-framed
+    /// datagrams that SCTP's window already bounds), far below what would
+    /// hurt a machine when a thousand peers stop reading at once.
+    public static let defaultOutputLimit = 16 * 1024 * 1024
+
     public let loop: EventLoop
     public let remoteAddress: SocketAddress
     public let localAddress: SocketAddress
     public var onData: (([UInt8]) -> Void)?
     public var onClose: ((RuntimeError?) -> Void)?
+    public var onDrain: (() -> Void)?
+    /// Bytes that may wait unsent; a write that would pass it closes the
+    /// connection with an error (the peer is not reading).
+    public var outputLimit = TCPConnection.defaultOutputLimit
 
     private var fd: Int32
     private var state = State.open
     private var output: [UInt8] = []
     private var outputIndex = 0
     private var interest = Epoll.in | Epoll.rdhup
+    /// What this connection has added to `loop.bufferedOutputBytes`.
+    private var accounted = 0
 
     private enum State { case open, closing, closed }
 
@@ -47,8 +63,10 @@ public final class TCPConnection: ByteStream, EventHandler {
     public func write(_ bytes: [UInt8]) {
         guard state == .open, !bytes.isEmpty else { return }
         if bufferedAmount > 0 {
+            guard bufferedAmount + bytes.count <= outputLimit else { return overflow() }
             compactOutput()
             output.append(contentsOf: bytes)
+            account()
             return
         }
         // Fast path: most writes go straight to the kernel without copying.
@@ -69,10 +87,26 @@ public final class TCPConnection: ByteStream, EventHandler {
             }
         }
         if sent < bytes.count {
+            guard bytes.count - sent <= outputLimit else { return overflow() }
             output = Array(bytes[sent...])
             outputIndex = 0
+            account()
             updateInterest()
         }
+    }
+
+    /// The peer has not read what the cap allows: close rather than grow.
+    private func overflow() {
+        Socket.resetOnClose(fd)
+        finish(RuntimeError(kind: .system(errno: ENOBUFS), reason: "the peer is not reading (more than \(outputLimit) bytes of output waiting)",
+                            context: "send to \(remoteAddress)"))
+    }
+
+    /// Keeps the loop's total of unsent bytes (``EventLoop/bufferedOutputBytes``) current.
+    private func account() {
+        let amount = bufferedAmount
+        loop.bufferedOutputBytes += amount - accounted
+        accounted = amount
     }
 
     public func close() {
@@ -86,7 +120,10 @@ public final class TCPConnection: ByteStream, EventHandler {
         }
     }
 
+    /// With output still waiting (here or in the kernel), the connection is
+    /// reset: that output is dropped, and the peer learns at once.
     public func abort() {
+        if state != .closed && (bufferedAmount > 0 || Socket.unsentBytes(fd) > 0) { Socket.resetOnClose(fd) }
         finish(nil)
     }
 
@@ -120,7 +157,8 @@ public final class TCPConnection: ByteStream, EventHandler {
             if count > 0 {
                 let chunk = [UInt8](UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
                 onData?(chunk)
-                guard state == .open, count == buffer.count else { return }
+                // Paused from inside onData: not one more chunk.
+                guard state == .open, !isReadingPaused, count == buffer.count else { return }
             } else if count == 0 {
                 finish(nil)
                 return
@@ -144,6 +182,7 @@ public final class TCPConnection: ByteStream, EventHandler {
             } else if count < 0 && Glibc.errno == EINTR {
                 continue
             } else if count < 0 && (Glibc.errno == EAGAIN || Glibc.errno == EWOULDBLOCK) {
+                account()
                 return
             } else {
                 finish(.lastErrno("send to \(remoteAddress)"))
@@ -153,10 +192,12 @@ public final class TCPConnection: ByteStream, EventHandler {
         // Drained: give the memory back, an idle connection should hold none.
         output = []
         outputIndex = 0
+        account()
         if state == .closing {
             finish(nil)
         } else {
             updateInterest()
+            onDrain?()
         }
     }
 
@@ -187,9 +228,11 @@ public final class TCPConnection: ByteStream, EventHandler {
         fd = -1
         output = []
         outputIndex = 0
+        account()
         let callback = onClose
         onData = nil
         onClose = nil
+        onDrain = nil
         if let callback {
             loop.execute { callback(error) }
         }

@@ -18,6 +18,7 @@ public final class TLSStream: ByteStream {
     public let transport: ByteStream
     public var onData: (([UInt8]) -> Void)?
     public var onClose: ((RuntimeError?) -> Void)?
+    public var onDrain: (() -> Void)?
     /// Called once when the handshake succeeds (a failure goes to `onClose`).
     public var onHandshakeComplete: (() -> Void)?
     public private(set) var isHandshakeComplete = false
@@ -79,6 +80,7 @@ public final class TLSStream: ByteStream {
         // open) keeps this stream alive; it drops the closures when it closes.
         transport.onData = { bytes in self.receive(bytes) }
         transport.onClose = { error in self.transportClosed(error) }
+        transport.onDrain = { if self.pendingPlaintext.isEmpty { self.onDrain?() } }
     }
 
     deinit {
@@ -87,6 +89,12 @@ public final class TLSStream: ByteStream {
 
     public var bufferedAmount: Int { transport.bufferedAmount + pendingPlaintext.count }
     public var isOpen: Bool { state == .open && transport.isOpen }
+
+    /// Pauses the transport: no ciphertext is read, so no plaintext comes.
+    public var isReadingPaused: Bool {
+        get { transport.isReadingPaused }
+        set { transport.isReadingPaused = newValue }
+    }
 
     public func write(_ bytes: [UInt8]) {
         guard state == .open, !bytes.isEmpty else { return }
@@ -221,6 +229,7 @@ public final class TLSStream: ByteStream {
         let callback = onClose
         onData = nil
         onClose = nil
+        onDrain = nil
         onHandshakeComplete = nil
         var reported = closeError ?? error
         if reported == nil && !isHandshakeComplete && !closeRequested {

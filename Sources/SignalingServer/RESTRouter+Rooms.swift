@@ -18,6 +18,7 @@ extension RESTRouter {
         switch outcome {
         case .created(let expiry): return .json(201, ["ok": true, "exp": .string(expiry.iso8601)])
         case .joinCodeInUse: throw RESTError(409, "joinid_in_use")
+        case .codeSpaceFull: throw RESTRouter.codeSpaceFull
         }
     }
 
@@ -39,6 +40,9 @@ extension RESTRouter {
         case .rateLimited(let wait): throw RESTRouter.rateLimited(wait)
         }
     }
+
+    /// Too many live rooms: creating waits until some expire (WireProtocol §1).
+    static let codeSpaceFull = RESTError(503, "code_space_full", headers: HTTPHeaders([("Retry-After", "60")]))
 
     static func rateLimited(_ seconds: Int64) -> RESTError {
         RESTError(429, "rate_limited", headers: HTTPHeaders([("Retry-After", String(max(1, seconds)))]))

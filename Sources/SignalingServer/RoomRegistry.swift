@@ -19,26 +19,35 @@ import Signaling
 public final class RoomRegistry {
     private let store: any RoomStore
     private var random: any RandomNumberGenerator
-    public private(set) var rateLimiter: AcceptRateLimiter
+    public private(set) var rateLimiter: SlidingWindowLimiter
 
     private var rooms: [JoinCode: Room] = [:]
     private var codeByRoomID: [RoomID: JoinCode] = [:]
     var waiters = LongPollWaiters()
 
-    public init(store: any RoomStore, random: any RandomNumberGenerator, rateLimiter: AcceptRateLimiter = AcceptRateLimiter()) throws(RoomStoreError) {
+    public init(store: any RoomStore, random: any RandomNumberGenerator, rateLimiter: SlidingWindowLimiter = SlidingWindowLimiter(), maxRooms: Int = RoomRegistry.defaultMaxRooms) throws(RoomStoreError) {
         self.store = store
         self.random = random
         self.rateLimiter = rateLimiter
+        self.maxRooms = max(1, maxRooms)
         for room in try store.loadRooms() { insert(room) }
     }
 
     public var roomCount: Int { rooms.count }
+
+    /// Live rooms above which `create` is refused (`code_space_full`): a
+    /// tenth of the 10^6 codes, so a client's random code is free at least
+    /// nine times in ten and creating never turns into a run of collisions.
+    public static let defaultMaxRooms = 100_000
+    public let maxRooms: Int
 
     // MARK: - Create, accept, check
 
     public enum CreateOutcome: Equatable, Sendable {
         case created(expiry: UnixTime)
         case joinCodeInUse
+        /// `maxRooms` rooms hold codes: refused until some expire.
+        case codeSpaceFull
     }
 
     public func create(joinCode: JoinCode, client1: DeviceID, expiresInSeconds: Int64, now: UnixTime) throws(RoomStoreError) -> CreateOutcome {
@@ -46,6 +55,7 @@ public final class RoomRegistry {
             if existing.isLive(at: now) { return .joinCodeInUse }
             try remove([existing])
         }
+        guard rooms.count < maxRooms else { return .codeSpaceFull }
         let room = Room(joinCode: joinCode, client1: client1, expiry: now.adding(seconds: expiresInSeconds))
         try store.save(room)
         insert(room)
@@ -62,13 +72,13 @@ public final class RoomRegistry {
     /// Seconds an address must wait before its `accept` calls are answered,
     /// or nil. Checked before anything else so a limited address learns nothing.
     public func acceptRetryAfter(address: String, now: UnixTime) -> Int64? {
-        rateLimiter.retryAfter(address: address, now: now)
+        rateLimiter.retryAfter(client: address, now: now)
     }
 
     public func accept(joinCode: JoinCode, client2: DeviceID, address: String, now: UnixTime) throws(RoomStoreError) -> AcceptOutcome {
-        if let wait = rateLimiter.retryAfter(address: address, now: now) { return .rateLimited(retryAfterSeconds: wait) }
+        if let wait = rateLimiter.retryAfter(client: address, now: now) { return .rateLimited(retryAfterSeconds: wait) }
         guard var room = rooms[joinCode], room.isLive(at: now) else {
-            rateLimiter.recordMiss(address: address, now: now)
+            rateLimiter.record(client: address, now: now)
             return .notFound
         }
         guard room.state == .pending else { return .alreadyAccepted }

@@ -5,7 +5,8 @@ import Signaling
 /// Rooms in an SQLite file, so they survive a server restart.
 ///
 /// WAL journal with `synchronous=NORMAL` (a commit is durable against a
-/// process crash, and the log is synced at checkpoints), a busy timeout so a
+/// process crash, and the log is synced at checkpoints), a log that cannot
+/// grow without bound (see ``init(path:busyTimeoutMilliseconds:autoCheckpoint:)``), a busy timeout so a
 /// second process (a backup, `sqlite3` shell) does not turn writes into
 /// errors, prepared statements compiled once, and the schema version in
 /// `PRAGMA user_version` so later versions can migrate.
@@ -17,8 +18,19 @@ public final class SQLiteRoomStore: RoomStore {
     private let remove: OpaquePointer
     private let selectAll: OpaquePointer
 
-    /// With `autoCheckpoint` off, commits never wait for a WAL checkpoint
-    /// (and its fsync); someone must run `WALCheckpointer` instead.
+    /// Pages in the log past which a commit checkpoints itself: with
+    /// `autoCheckpoint` SQLite's default (about 4 MB); without it, a backstop
+    /// in case `WALCheckpointer` falls behind a burst of writes (about 8 MB).
+    static let autoCheckpointPages = 1000
+    static let backstopCheckpointPages = 2000
+    /// Once a checkpoint has copied the whole log back, the next commit
+    /// starts the log again and cuts its file to this size.
+    static let journalSizeLimit = 1024 * 1024
+
+    /// With `autoCheckpoint` off, commits wait for a WAL checkpoint (and its
+    /// fsync) only when `WALCheckpointer` falls far behind; it checkpoints
+    /// in the background. A log left by a crash, or by a version that never
+    /// checkpointed, is checkpointed and truncated here, before any use.
     public init(path: String, busyTimeoutMilliseconds: Int32 = 5000, autoCheckpoint: Bool = true) throws(RoomStoreError) {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
@@ -33,8 +45,13 @@ public final class SQLiteRoomStore: RoomStore {
             sqlite3_busy_timeout(db, busyTimeoutMilliseconds)
             try SQLiteRoomStore.exec(db, "PRAGMA journal_mode=WAL")
             try SQLiteRoomStore.exec(db, "PRAGMA synchronous=NORMAL")
-            if !autoCheckpoint { try SQLiteRoomStore.exec(db, "PRAGMA wal_autocheckpoint=0") }
+            let pages = autoCheckpoint ? Self.autoCheckpointPages : Self.backstopCheckpointPages
+            try SQLiteRoomStore.exec(db, "PRAGMA wal_autocheckpoint=\(pages)")
+            try SQLiteRoomStore.exec(db, "PRAGMA journal_size_limit=\(Self.journalSizeLimit)")
             try SQLiteRoomStore.migrate(db)
+            // Another process may be reading (a backup): then the log stays
+            // for the checkpoints to come, which is no reason to fail.
+            _ = sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
             for sql in [
                 "INSERT OR REPLACE INTO rooms (joinid, client1, client2, roomid, exp_ms, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 "DELETE FROM rooms WHERE joinid = ?1",

@@ -17,6 +17,18 @@ public struct ServerConfiguration: Sendable {
     /// TURN credentials only for room members who name their room.
     public var turnMembersOnly = false
     public var missedAcceptsPerMinute = 10
+    /// Connections and room creations per client (`--connection-limit`, `--create-limit`).
+    public var clientLimits = ClientLimits.Settings()
+    /// Live rooms above which `create` answers `503 code_space_full` (`--max-rooms`).
+    public var maxRooms = RoomRegistry.defaultMaxRooms
+    /// Output one connection may have waiting before the server stops
+    /// reading it (HTTP) or closes it (a WebSocket, whose frames cannot wait).
+    public var outputLimitPerConnection = 256 * 1024
+    /// Output all connections together may have waiting; past it, every
+    /// connection with any output waiting is treated as over its own limit.
+    public var outputBudget = 32 * 1024 * 1024
+    /// An HTTP connection whose output stays over its limit this long is closed.
+    public var backedUpTimeout = Duration.seconds(30)
     public var logAddresses = false
     /// `--cors-origin`: a page hosted elsewhere may call the REST API (off by default).
     public var cors: CORSPolicy?

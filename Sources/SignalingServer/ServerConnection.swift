@@ -25,6 +25,11 @@ final class ServerConnection {
     var lastActivity: Instant
     var pingOutstanding = false
     var requestStarted: Instant?
+    /// The client this connection counts against (``ClientLimits``); nil
+    /// until known (a trusted proxy's connection: at its first request).
+    var limitKey: String?
+    /// Since when its output has been over the limit (reading paused).
+    var backedUpSince: Instant?
 
     init(id: ConnectionID, stream: any ByteStream, peer: SocketAddress, client: String, now: Instant) {
         self.id = id

@@ -8,6 +8,11 @@ extension SignalingService {
             return
         }
         let address = ClientAddress.of(request, peer: connection.peer, trustedProxies: config.trustedProxies)
+        if request.method == "POST", request.path == "/api/rooms" || request.path == "/api/rooms/",
+           let wait = limits.admitCreate(address, now: now) {
+            respond(RESTRouter.rateLimited(wait).response, to: request, on: connection, started: started)
+            return
+        }
         switch router.handle(request, clientAddress: address, now: now) {
         case .respond(let response):
             respond(response, to: request, on: connection, started: started)
@@ -23,6 +28,23 @@ extension SignalingService {
         for (token, response) in router.pollCompletedLongPolls() { finishLongPoll(token, response) }
     }
 
+    /// A trusted proxy's connection counts against the forwarded client
+    /// from its first request on; over the client's limit, that request is
+    /// answered `429 too_many_connections` and the connection closed.
+    /// Returns false when it was refused.
+    func admitProxied(_ request: HTTPRequest, on connection: ServerConnection, started: Instant) -> Bool {
+        guard connection.limitKey == nil else { return true }
+        let client = ClientAddress.of(request, peer: connection.peer, trustedProxies: config.trustedProxies)
+        guard limits.admitConnection(client) else {
+            var response = RESTError(429, "too_many_connections", headers: HTTPHeaders([("Retry-After", "10")])).response
+            response.headers.set("Connection", "close")
+            respond(response, to: request, on: connection, started: started)
+            return false
+        }
+        connection.limitKey = client
+        return true
+    }
+
     func finishLongPoll(_ token: LongPollToken, _ response: HTTPResponse) {
         guard let id = longPolls.removeValue(forKey: token), let connection = connections[id],
               case .longPoll(_, let timer, let request, let started) = connection.mode else { return }
@@ -35,7 +57,7 @@ extension SignalingService {
     func respond(_ response: HTTPResponse, to request: HTTPRequest, on connection: ServerConnection, started: Instant) {
         var response = response
         config.cors?.decorate(&response, for: request)
-        let keepAlive = request.keepAlive && !stopping
+        let keepAlive = request.keepAlive && !stopping && response.headers["Connection"] != "close"
         if !keepAlive { response.headers.set("Connection", "close") }
         connection.write(response)
         log.write("http", [

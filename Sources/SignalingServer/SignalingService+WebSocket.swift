@@ -45,11 +45,14 @@ extension SignalingService {
                 break
             }
         }
+        closeIfBackedUp(connection)
     }
 
     func deliver(_ outbound: [Outbound]) {
         for message in outbound {
-            connections[message.connection]?.send(text: message.text)
+            guard let connection = connections[message.connection] else { continue }
+            connection.send(text: message.text)
+            closeIfBackedUp(connection)
         }
     }
 
@@ -72,6 +75,7 @@ extension SignalingService {
     func tidy() {
         let nowInstant = loop.now
         for connection in Array(connections.values) {
+            if closeIfBackedUpTooLong(connection, now: nowInstant) { continue }
             let quiet = nowInstant - connection.lastActivity
             switch connection.mode {
             case .webSocket:
@@ -88,6 +92,7 @@ extension SignalingService {
                 break
             }
         }
+        limits.sweep(now: now)
         do {
             let swept = try registry?.sweep(now: now) ?? 0
             if swept > 0 { log.write("sweep", ["expired": "\(swept)"]) }

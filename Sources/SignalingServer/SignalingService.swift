@@ -23,6 +23,7 @@ public final class SignalingService {
     var connections: [ConnectionID: ServerConnection] = [:]
     var longPolls: [LongPollToken: ConnectionID] = [:]
     var nextID: UInt64 = 1
+    var limits: ClientLimits
     var housekeeping: Timer?
     var stopping = false
 
@@ -37,6 +38,7 @@ public final class SignalingService {
     public init(loop: EventLoop, config: ServerConfiguration) throws(ServerError) {
         self.loop = loop
         self.config = config
+        limits = ClientLimits(config.clientLimits)
         log = AccessLog(showAddresses: config.logAddresses)
         log.enabled = !config.embedded
         let iceServers = ICEServerConfiguration(
@@ -52,7 +54,8 @@ public final class SignalingService {
                 registry = try RoomRegistry(
                     store: store,
                     random: SystemRandomNumberGenerator(),
-                    rateLimiter: AcceptRateLimiter(limit: config.missedAcceptsPerMinute, windowSeconds: 60))
+                    rateLimiter: SlidingWindowLimiter(limit: config.missedAcceptsPerMinute, windowSeconds: 60),
+                    maxRooms: config.maxRooms)
             } catch {
                 let reason = RoomDatabasePath.problem(with: config.databasePath) ?? error.message
                 throw .database(path: config.databasePath, reason: reason)
@@ -129,6 +132,21 @@ public final class SignalingService {
 
     private func accept(_ tcp: TCPConnection) {
         guard !stopping else { tcp.abort(); return }
+        // A trusted proxy carries many clients: each counts at its first request.
+        var limitKey: String?
+        if !ClientAddress.isTrustedProxy(tcp.remoteAddress, config.trustedProxies) {
+            let key = ClientAddress.key(tcp.remoteAddress)
+            guard limits.admitConnection(key) else {
+                // Closed at once: answering would hold the descriptor it is short of.
+                log.write("refused", ["client": log.client(tcp.remoteAddress), "reason": "connection limit"])
+                tcp.abort()
+                return
+            }
+            limitKey = key
+        }
+        // A backstop far above the limit the service keeps itself (one
+        // more answer may be written past it), so a bug cannot cost more.
+        tcp.outputLimit = config.outputLimitPerConnection * 4
         let stream: any ByteStream
         if let tls {
             do {
@@ -143,6 +161,7 @@ public final class SignalingService {
         let id = ConnectionID(nextID)
         nextID += 1
         let connection = ServerConnection(id: id, stream: stream, peer: tcp.remoteAddress, client: log.client(tcp.remoteAddress), now: loop.now)
+        connection.limitKey = limitKey
         connections[id] = connection
         stream.onData = { [weak self, weak connection] bytes in
             guard let self, let connection else { return }
@@ -153,10 +172,15 @@ public final class SignalingService {
             guard let self, let connection else { return }
             self.closed(connection, error: error)
         }
+        stream.onDrain = { [weak self, weak connection] in
+            guard let self, let connection else { return }
+            self.drained(connection)
+        }
     }
 
     private func closed(_ connection: ServerConnection, error: RuntimeError?) {
         connections[connection.id] = nil
+        if let key = connection.limitKey { limits.releaseConnection(key) }
         switch connection.mode {
         case .longPoll(let token, let timer, _, _):
             timer.cancel()
@@ -185,6 +209,13 @@ public final class SignalingService {
     /// the connection upgrades, or more bytes are needed.
     func processRequests(on connection: ServerConnection) {
         while case .http = connection.mode {
+            // A client that sends requests without reading the answers
+            // (pipelining GETs of the page, say) waits: no more answers are
+            // made, nothing more is read, until it has taken what is queued.
+            if isBackedUp(connection) {
+                pauseReading(connection)
+                return
+            }
             if connection.parser.takeContinueRequest() {
                 connection.stream.write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
             }
@@ -201,6 +232,7 @@ public final class SignalingService {
             }
             let started = connection.requestStarted ?? loop.now
             connection.requestStarted = connection.parser.isIdle ? nil : loop.now
+            guard admitProxied(request, on: connection, started: started) else { return }
             if config.embedded, !connection.peer.isLoopback, !EmbeddedEndpoint.answersFromAnotherHost(request) {
                 respond(EmbeddedEndpoint.refusal, to: request, on: connection, started: started)
                 continue

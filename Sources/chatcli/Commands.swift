@@ -15,10 +15,13 @@ enum Commands {
             .value("turn-url", "URL", "TURN server to hand out with credentials (repeatable).", repeatable: true),
             .value("turn-secret-file", "F", "File holding the TURN shared secret (or set CHATCLI_TURN_SECRET)."),
             .flag("turn-members-only", "Give TURN credentials only to members of a live room (see above)."),
-            .value("rate-limit", "N", "Missed accepts allowed per client address per minute (default 10)."),
+            .value("rate-limit", "N", "Wrong codes (accepts that miss) allowed per client per minute (default 10)."),
+            .value("create-limit", "N", "Rooms one client may create per hour (default 60)."),
+            .value("connection-limit", "N", "Connections one client may hold open at once (default 100)."),
+            .value("max-rooms", "N", "Live rooms above which creating answers 503 code_space_full (default 100000)."),
             .flag("log-addresses", "Log client addresses in full (they are redacted by default)."),
             .value("cors-origin", "ORIGIN", "Let a web page hosted at ORIGIN (https://host[:port]) call the REST API (off by default)."),
-            .value("trusted-proxy", "IP", "Load balancer whose X-Forwarded-For names the client, for the rate limit (repeatable).", repeatable: true),
+            .value("trusted-proxy", "IP", "Load balancer whose X-Forwarded-For names the client, for the limits (repeatable).", repeatable: true),
             .value("redis", "URL", "Keep rooms in Redis, shared by every instance (redis://[user@]HOST:PORT[/DB], rediss:// for TLS)."),
             .value("redis-password-file", "F", "File holding the Redis password (or set CHATCLI_REDIS_PASSWORD)."),
             .value("redis-ca", "F", "CA certificates (PEM) to verify a rediss:// server (default: the system store)."),
@@ -37,6 +40,15 @@ enum Commands {
             The web client is served at / (create a chat or join by code) and /j/CODE#WORDS (join at once; \
             the secret words ride in the fragment, which browsers never send): a browser is a peer like chatcli, \
             runs the same PAKE on the whole code and shows the same safety words. Invite codes never appear in the log.
+
+            Limits count per client: an IPv4 address or an IPv6 /64 (behind --trusted-proxy, the forwarded \
+            address). Over --connection-limit a new connection is closed at once; over --create-limit or \
+            --rate-limit the answer is 429 rate_limited with Retry-After. A client that does not read what it \
+            asked for waits: past 256 KiB of unsent output (or 32 MiB for all clients together) its HTTP \
+            connection is read no further and closed after 30 s, and a WebSocket is closed at once (the other \
+            member hears peer_disconnected). With --redis, each instance counts connections and creations for \
+            itself, and --max-rooms does not apply (Redis holds the rooms).
+
             With --redis, several instances behind a load balancer share rooms, rate limits, long polls and \
             the signaling relay; --db is not used. While Redis is unreachable, /healthz and the room routes \
             answer 503 with Retry-After. SIGTERM drains: WebSockets close with 1001 so clients move to \

@@ -93,6 +93,9 @@ enum ServeCommand {
             guard let n = Int(limit), n > 0 else { throw UsageError(message: "--rate-limit takes a positive number, not '\(limit)'") }
             config.missedAcceptsPerMinute = n
         }
+        config.clientLimits.roomsPerClientPerHour = try positive(args, "create-limit") ?? config.clientLimits.roomsPerClientPerHour
+        config.clientLimits.connectionsPerClient = try positive(args, "connection-limit") ?? config.clientLimits.connectionsPerClient
+        config.maxRooms = try positive(args, "max-rooms") ?? config.maxRooms
         config.logAddresses = args.has("log-addresses")
         if let origin = args.value("cors-origin") {
             guard let cors = CORSPolicy(origin: origin) else {
@@ -142,6 +145,13 @@ enum ServeCommand {
             settings.caFile = ca
         }
         return settings
+    }
+
+    /// `--NAME N` with N a positive whole number; nil when not given.
+    static func positive(_ args: ParsedArguments, _ name: String) throws(UsageError) -> Int? {
+        guard let text = args.value(name) else { return nil }
+        guard let n = Int(text), n > 0 else { throw UsageError(message: "--\(name) takes a positive number, not '\(text)'") }
+        return n
     }
 
     static func port(_ args: ParsedArguments, _ name: String, default value: UInt16) throws(UsageError) -> UInt16 {

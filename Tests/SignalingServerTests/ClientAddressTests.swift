@@ -13,7 +13,7 @@ private func address(_ forwarded: [String], peer: String, trusted: [String]) -> 
     #expect(address(["203.0.113.9"], peer: "10.0.0.1", trusted: ["10.0.0.1"]) == "203.0.113.9")
     // What the client claimed comes first; what the proxy saw is last.
     #expect(address(["1.2.3.4, 5.6.7.8", "198.51.100.7"], peer: "10.0.0.1", trusted: ["10.0.0.1"]) == "198.51.100.7")
-    #expect(address(["1.2.3.4, 2001:db8::5"], peer: "10.0.0.1", trusted: ["10.0.0.1"]) == "2001:db8::5")
+    #expect(address(["1.2.3.4, 2001:db8::5"], peer: "10.0.0.1", trusted: ["10.0.0.1"]) == "2001:db8::/64")
 }
 
 @Test func forwardedForFromAnyoneElseOrGarbageIsIgnored() {

@@ -99,8 +99,8 @@ import Testing
 @Test func rateLimiterForgetsIdleAddressesOnSweep() throws {
     let f = try Fixture()
     for i in 0..<50 { _ = f.accept("000000", address: "10.0.0.\(i)") }
-    #expect(f.registry.rateLimiter.trackedAddressCount == 50)
+    #expect(f.registry.rateLimiter.trackedClientCount == 50)
     f.advance(seconds: 61)
     try f.registry.sweep(now: f.now)
-    #expect(f.registry.rateLimiter.trackedAddressCount == 0)
+    #expect(f.registry.rateLimiter.trackedClientCount == 0)
 }

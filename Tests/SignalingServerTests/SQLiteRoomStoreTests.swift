@@ -1,4 +1,5 @@
 import TestSupport
+import CSQLite
 import Foundation
 import Signaling
 @testable import SignalingServer
@@ -71,4 +72,46 @@ private struct TempDatabase {
 
 @Test func unopenableDatabaseIsAStoreError() {
     #expect(throws: RoomStoreError.self) { try SQLiteRoomStore(path: "/nonexistent-dir/x/rooms.sqlite") }
+}
+
+private func walSize(_ db: TempDatabase) -> Int {
+    ((try? FileManager.default.attributesOfItem(atPath: db.path + "-wal"))?[.size] as? Int) ?? 0
+}
+
+private func fill(_ store: SQLiteRoomStore, rooms: Range<Int>) throws {
+    for i in rooms {
+        let code = JoinCode(String(format: "%06d", i))!
+        try store.save(Room(joinCode: code, client1: DeviceID("device-\(i)-aaaaaaaaaaaaaaaa")!, expiry: UnixTime(seconds: 2_000_000_000)))
+    }
+}
+
+/// Before: 3,000 rooms made a 38 MB log (autocheckpoint off, and the
+/// checkpoint thread's connection had never read the database, so its
+/// checkpoints did nothing).
+@Test func theWriteAheadLogStaysBoundedAndTheCheckpointerCutsIt() throws {
+    let db = TempDatabase()
+    defer { db.remove() }
+    let store = try SQLiteRoomStore(path: db.path, autoCheckpoint: false)
+    try fill(store, rooms: 0..<3000)
+    #expect(walSize(db) <= 9 * 1024 * 1024, "the backstop checkpoint bounds the log without the thread: \(walSize(db))")
+    let checkpointer = try #require(WALCheckpointer.open(db.path))
+    defer { sqlite3_close(checkpointer) }
+    let copied = try #require(WALCheckpointer.checkpoint(checkpointer))
+    #expect(copied > 0, "a fresh connection's checkpoint does copy the log back")
+    try fill(store, rooms: 3000..<3001)
+    #expect(walSize(db) <= SQLiteRoomStore.journalSizeLimit, "the next commit started the log again and cut it: \(walSize(db))")
+    #expect(try store.loadRooms().count == 3001)
+}
+
+@Test func aLogLeftBehindIsCheckpointedAndTruncatedWhenTheStoreOpens() throws {
+    let db = TempDatabase()
+    defer { db.remove() }
+    let crashed = try SQLiteRoomStore(path: db.path, autoCheckpoint: false)
+    try fill(crashed, rooms: 0..<400)
+    #expect(walSize(db) > 2 * 1024 * 1024, "\(walSize(db))")
+    // The crashed server's connection never closes (no checkpoint on close).
+    let restarted = try SQLiteRoomStore(path: db.path, autoCheckpoint: false)
+    #expect(walSize(db) == 0)
+    #expect(try restarted.loadRooms().count == 400)
+    withExtendedLifetime(crashed) {}
 }
