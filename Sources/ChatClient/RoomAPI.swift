@@ -63,6 +63,12 @@ public enum RoomAPI {
         }
     }
 
+    /// The room's expiry from an accept answer, when the server sends it
+    /// (`chatcli serve` does; Inviso does not).
+    public static func acceptExpiry(_ r: HTTPResponse) -> String? {
+        r.status == 200 ? body(r)?["exp"]?.stringValue : nil
+    }
+
     public static func interpretAccept(_ r: HTTPResponse) -> AcceptOutcome {
         switch r.status {
         case 200:

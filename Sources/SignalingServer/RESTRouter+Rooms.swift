@@ -34,7 +34,11 @@ extension RESTRouter {
             try registry.accept(joinCode: code, client2: client2, address: address, now: now)
         }
         switch outcome {
-        case .accepted(let id): return .json(200, ["roomid": .string(id.rawValue)])
+        case .accepted(let id):
+            // With the room's expiry, an extension (Inviso sends the roomid alone) so a joiner knows it too.
+            var fields: [(String, JSON)] = [("roomid", .string(id.rawValue))]
+            if let room = registry.room(id: id, now: now) { fields.append(("exp", .string(room.expiry.iso8601))) }
+            return .json(200, .object(fields))
         case .notFound: throw RESTError.notFoundOrExpired
         case .alreadyAccepted: throw RESTError(409, "already_accepted")
         case .rateLimited(let wait): throw RESTRouter.rateLimited(wait)

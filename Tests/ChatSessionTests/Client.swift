@@ -39,7 +39,7 @@ final class Client {
         if case .resumeRoom(let room, _) = session.mode { return room }
         return updates.lazy.compactMap {
             switch $0 {
-            case .joined(_, let room, _), .accepted(let room): room
+            case .joined(_, let room, _, _), .accepted(let room): room
             default: nil
             }
         }.first

@@ -6,7 +6,7 @@ import Testing
 /// two in 2001:db8:1:2::/64 and one in the next /64, and a `chatcli serve
 /// --host ::` in it. Before: each address had a limit of its own.
 @Suite struct IPv6ClientLimitTests {
-    static let namespace = "hd\(getpid() % 100_000)v6"
+    static let namespace = "ccv6x\(getpid() % 100_000)"
 
     /// Runs `command` with /bin/sh; its stdout, or nil when it failed.
     @discardableResult

@@ -46,7 +46,7 @@ struct InteractivePeerTextTests {
         #expect(folded.screen.contains("peer: startxxx"))
         #expect(folded.screen.split(separator: "\n").filter { $0.contains("xxxxxxxxxx") }.count == 6, "\(folded.screen)")
         #expect(!folded.screen.contains("END"))
-        #expect(folded.screen.contains("Your code:"), "the conversation is still on screen")
+        #expect(folded.screen.contains("Your peer is here."), "the conversation is still on screen")
 
         alice.enter("/show")
         let shown = alice.waitFor("xEND")

@@ -16,7 +16,8 @@ import TestSupport
         let file = dir + "/send.json"
         let outgoing = ["before", String(repeating: "x", count: 10_000_000), "after"]
         try JSONSerialization.data(withJSONObject: outgoing).write(to: URL(fileURLWithPath: file))
-        let chatcli = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "chatcli")
+        // aiortc runs no PAKE: the script accepts it unproven, as it must say in advance.
+        let chatcli = try ChildProcess.chatcli(["create", "--server", server.url, "--json", "--accept-unproven"], name: "chatcli")
         let code = try #require(chatcli.waitForEvent("code")?["locator"] as? String, "\(chatcli.transcript)")
         let script = Harness.packageRoot + "/Tests/EndToEndTests/Python/aiortc_peer.py"
         let python = try ChildProcess(Harness.pythonPath, [script, server.url, "join", code, "--send", file, "--expect", "1",

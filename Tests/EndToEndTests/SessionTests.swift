@@ -37,6 +37,9 @@ import Testing
         #expect(alice.waitForEvent("peer_joined", timeout: 20) != nil, "\(alice.transcript)")
         let joined = try #require(try bobHome.session("with alice"), "--name names the joiner's session")
         #expect(joined["status"] as? String == "accepted" && joined["role"] as? String == "joiner")
+        // The joiner knows when the room expires (the accept answer's "exp"), as the creator does.
+        #expect(joined["expires"] as? String != nil && joined["expires"] as? String == pending["expires"] as? String,
+                "joiner \(joined["expires"] ?? "none"), creator \(pending["expires"] ?? "none")")
         let roomID = try #require(joined["roomid"] as? String)
         let accepted = try #require(try aliceHome.session(code))
         #expect(accepted["status"] as? String == "accepted" && accepted["roomid"] as? String == roomID)

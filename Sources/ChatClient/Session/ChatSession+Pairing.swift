@@ -151,7 +151,7 @@ extension ChatSession {
             // Never repeat an accept (Inviso overwrites the pairing on a second one).
             switch RoomAPI.interpretAccept(response) {
             case .accepted(let roomID):
-                actions.append(.session(.joined(code: code, roomID: roomID, deviceID: deviceID)))
+                actions.append(.session(.joined(code: code, roomID: roomID, deviceID: deviceID, expires: RoomAPI.acceptExpiry(response))))
                 showNotice()
                 joinRoom(roomID)
             case .failed(let error): fail(error)

@@ -39,7 +39,7 @@ public enum SessionUpdate: Equatable, Sendable {
     /// The creator's room exists and waits for a peer (`expires` as the server sent it).
     case pending(code: String, deviceID: String, expires: String?)
     /// The joiner's accept succeeded.
-    case joined(code: String, roomID: String, deviceID: String)
+    case joined(code: String, roomID: String, deviceID: String, expires: String? = nil)
     /// The creator's room was accepted by the peer.
     case accepted(roomID: String)
     /// The user or the peer left the room, or it expired: nothing to resume.

@@ -84,10 +84,10 @@ public final class SessionRecorder {
                     SessionRecord(name: name, serverURL: server, code: code, role: .creator, status: .pending,
                                   created: now, expires: expiry, deviceIDs: [deviceID], identity: identity)
                 }
-            case .joined(let code, let roomID, let deviceID):
+            case .joined(let code, let roomID, let deviceID, let expires):
                 return try add(code: code, deviceID: deviceID) { name in
-                    SessionRecord(name: name, serverURL: server, code: code, roomID: roomID, role: .joiner,
-                                  status: .accepted, created: now, expires: nil, deviceIDs: [deviceID], identity: identity)
+                    SessionRecord(name: name, serverURL: server, code: code, roomID: roomID, role: .joiner, status: .accepted,
+                                  created: now, expires: expires.flatMap(Timestamp.parseISO8601), deviceIDs: [deviceID], identity: identity)
                 }
             case .accepted(let roomID):
                 try setStatus(.accepted, roomID: roomID)

@@ -66,7 +66,11 @@ extension ClusterRouter {
             case "ok":
                 // A retry by the client that accepted gets the roomid it got first.
                 guard parts.count > 1, let id = parts[1].string else { return RESTError.internalError.response }
-                return .json(200, ["roomid": .string(id)])
+                // The room's expiry (an extension: Inviso sends the roomid alone).
+                guard parts.count > 2, let ms = parts[2].string.flatMap({ Int64($0) }) ?? parts[2].integer else {
+                    return .json(200, ["roomid": .string(id)])
+                }
+                return .json(200, ["roomid": .string(id), "exp": .string(UnixTime(milliseconds: ms).iso8601)])
             case "limited": return RESTRouter.rateLimited(Self.seconds(parts.count > 1 ? parts[1].integer ?? 1000 : 1000)).response
             case "notfound": return RESTError.notFoundOrExpired.response
             case "taken": return RESTError(409, "already_accepted").response

@@ -12,7 +12,7 @@ if not h[1] or tonumber(h[1]) <= NOW then
   return {'notfound'}
 end
 if h[2] == '1' then
-  if h[3] == ARGV[4] then return {'ok', h[4]} end
+  if h[3] == ARGV[4] then return {'ok', h[4], h[1]} end
   return {'taken'}
 end
 local rk = P .. 'room:' .. ARGV[8]
@@ -22,4 +22,4 @@ redis.call('HSET', k, 'c2', ARGV[4], 'rid', ARGV[8], 'st', '1')
 redis.call('SET', rk, ARGV[3], 'PXAT', e)
 indexDevice(ARGV[4], ARGV[3], e)
 wake(ARGV[3])
-return {'ok', ARGV[8]}
+return {'ok', ARGV[8], h[1]}
