@@ -77,13 +77,13 @@ let package = Package(
         .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "Wire", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Wire", "STUN", "ICE", "Runtime", "ChatClient", "SessionStore", "DTLS"], exclude: ["Python"]),
         // Fuzzing (Tools/fuzz): a harness per decoder, run by `chatcli-fuzz` under libFuzzer
-        // (built with -DCHATCLI_LIBFUZZER) or as a corpus replay; FuzzTests replay the corpora.
+        // (built with -DCHATCLI_LIBFUZZER) or as a corpus replay; FuzzCorpusTests replay the corpora.
         .target(name: "Fuzzing", dependencies: [
             "Wire", "STUN", "TURN", "ICE", "SDP", "DTLS", "SCTP", "HTTP1", "WebSocket", "Signaling", "MDNS", "Redis",
             "FileTransfer", "PAKE", "ChatClient", "SessionStore",
         ]),
         .executableTarget(name: "chatcli-fuzz", dependencies: ["Fuzzing"]),
-        .testTarget(name: "FuzzTests", dependencies: ["Fuzzing", "Wire"]),
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["Fuzzing", "Wire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,7 +7,7 @@ import Testing
 /// the suite without a fuzzer build.
 @Suite struct CorpusReplayTests {
     static let corpora: String = {
-        // …/Tests/FuzzTests/CorpusReplayTests.swift → …/Tests/FuzzCorpora
+        // …/Tests/FuzzCorpusTests/CorpusReplayTests.swift → …/Tests/FuzzCorpora
         var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
         parts.removeLast(2)
         return parts.joined(separator: "/") + "/FuzzCorpora"
