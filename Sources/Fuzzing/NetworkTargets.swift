@@ -79,9 +79,10 @@ extension FuzzTarget {
 
     @Sendable static func sdp(_ data: [UInt8]) {
         guard let description = try? SessionDescription.parse(String(fuzzBytes: data)) else { return }
-        // The writer states the role it assumes when the peer gave none.
+        // The writer states the role and mid it assumes when the peer gave none.
         var expected = description
         expected.setup = description.setup ?? .actpass
+        expected.mid = description.mid ?? "0"
         FuzzCheck.expect((try? SessionDescription.parse(description.serialized())) == expected, "a parsed SDP re-serializes to itself")
     }
 
