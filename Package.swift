@@ -91,6 +91,14 @@ let package = Package(
         .testTarget(name: "PAKETests", dependencies: ["PAKE", "Wire", "TestSupport"]),
         .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "Wire", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Wire", "STUN", "ICE", "Runtime", "ChatClient", "SessionStore", "DTLS"], exclude: ["Python"]),
+        // Fuzzing (Tools/fuzz): a harness per decoder, run by `chatcli-fuzz` under libFuzzer
+        // (built with -DCHATCLI_LIBFUZZER) or as a corpus replay; FuzzCorpusTests replay the corpora.
+        .target(name: "Fuzzing", dependencies: [
+            "Wire", "STUN", "TURN", "ICE", "SDP", "DTLS", "SCTP", "HTTP1", "WebSocket", "Signaling", "MDNS", "Redis",
+            "FileTransfer", "PAKE", "ChatClient", "SessionStore",
+        ]),
+        .executableTarget(name: "chatcli-fuzz", dependencies: ["Fuzzing"]),
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["Fuzzing", "Wire"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -189,7 +189,9 @@ struct JSONParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw fail }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else { throw fail }
+        // A number beyond Double's range would become infinity, which JSON
+        // cannot carry (it would be written back as null): refused (RFC 8259 §6).
+        guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else { throw fail }
         return value
     }
 

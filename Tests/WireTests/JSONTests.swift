@@ -35,6 +35,13 @@ import Wire
         #expect(throws: JSONError.self) { try JSON.parse(text) }
     }
 
+    /// Found by the `json` fuzz target (Tests/FuzzCorpora/json/finding-number-overflow):
+    /// `1e653` parsed as infinity, which serializes as `null`.
+    @Test(arguments: ["[1, 2.5, -0, 1e653]", "1e309", "-1e309", "123456789e400"])
+    func numbersBeyondDoubleRangeAreRefused(text: String) {
+        #expect(throws: JSONError.self) { try JSON.parse(text) }
+    }
+
     @Test func rejectsInvalidUTF8() {
         #expect(throws: JSONError.invalidUTF8) { try JSON.parse([0x22, 0xFF, 0x22]) }
     }
