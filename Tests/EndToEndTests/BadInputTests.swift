@@ -17,6 +17,17 @@ import Testing
         #expect(p.stderr.contains { $0.contains("is not a join code") }, "\(p.transcript)")
     }
 
+    /// A server on this host sees this host's own loopback address: that is
+    /// no public address, and says nothing about the NAT (issue 29).
+    @Test func doctorAgainstALoopbackServerDoesNotCallItAPublicAddress() throws {
+        let server = try ServerProcess()
+        let doctor = try ChildProcess.chatcli(["doctor", "--server", server.url], name: "doctor")
+        let line = doctor.waitForLine(timeout: 30) { $0.hasPrefix("NAT:") }
+        #expect(line?.contains("not a public one") == true, "\(doctor.transcript)")
+        #expect(!doctor.transcript.contains("has a public address"), "\(doctor.transcript)")
+        #expect(doctor.waitForExit(timeout: 30) == 0, "\(doctor.transcript)")
+    }
+
     @Test func unreachableServerSaysHowToStartOne() throws {
         let port = Harness.freePort()
         let (status, p) = try run(["join", "123456", "--server", "http://127.0.0.1:\(port)"])

@@ -186,6 +186,16 @@ struct LANTests {
         #expect(bob.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)\n\(bob.transcript)")
     }
 
+    /// `--lan --no-store` asks for what `--lan` does anyway: it is accepted (issue 29).
+    @Test func lanWithNoStoreIsAccepted() throws {
+        let lab = try LANLab()
+        let alice = try lab.chatcli(lab.left, ["create", "--lan", "--no-store", "--json"], name: "alice")
+        #expect(alice.waitForEvent("code", timeout: 20) != nil, "\(alice.transcript)")
+        #expect(!alice.transcript.contains("does not go with --lan"), "\(alice.transcript)")
+        alice.signal(SIGINT)
+        #expect(alice.waitForExit() == 130, "\(alice.transcript)")
+    }
+
     @Test func anUnreachableServerMentionsLAN() throws {
         let child = try ChildProcess.chatcli(["join", "123456", "--server", "http://127.0.0.1:9", "--no-store"], name: "bob")
         #expect(child.waitForExit(timeout: 20) == 1)

@@ -29,7 +29,7 @@ public final class Doctor {
         public var srflxIsGlobal: Bool?
 
         var summary: String {
-            if nat == NATBehaviour.none, srflxIsGlobal == false {
+            if nat != nil, nat != .udpBlocked, srflxIsGlobal == false {
                 return "The server sees this host's own address, which is not a public one: the server is on this host "
                     + "or its private network, so this says nothing about the NAT between you and the internet; "
                     + "run 'chatcli doctor --server URL' against a server on the internet to test it."
