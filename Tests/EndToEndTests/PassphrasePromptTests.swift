@@ -79,6 +79,28 @@ struct PassphrasePromptTests {
         #expect(home.storeBytes == before, "nothing was saved")
     }
 
+    /// Notices arriving while the question waits (the peer joins, the chat
+    /// connects) are printed above it; the question keeps the prompt line.
+    @Test func theChatsQuestionStaysInThePromptLineWhileNoticesArrive() throws {
+        let server = try ServerProcess()
+        let (home, _) = try Self.homeWithStore(server)
+        let pane = try Self.terminal(home, ["create", "--server", server.url])
+        defer { pane.kill() }
+        let asked = pane.waitFor("Store passphrase to save this chat")
+        #expect(asked.ok, "\(asked.screen)")
+        let code = try #require(asked.screen.range(of: #"join \d{6}-[a-z]+-[a-z]+"#, options: .regularExpression).map { String(asked.screen[$0].dropFirst(5)) })
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json", "--no-store"], name: "bob")
+        #expect(bob.waitForEvent("connected", timeout: 30) != nil, "\(bob.transcript)")
+        #expect(pane.waitFor("Connected directly").ok, "\(pane.screen())")
+        #expect(pane.promptLine.hasPrefix("Store passphrase to save this chat"), "the question is still the prompt: \(pane.screen())")
+        pane.type("half")
+        bob.write("hello while you type\n")
+        #expect(pane.waitFor("hello while you type").ok, "\(pane.screen())")
+        #expect(pane.promptLine.hasPrefix("Store passphrase to save this chat") && !pane.promptLine.contains("half"),
+                "still asking, nothing echoed: \(pane.screen())")
+        bob.closeInput()
+    }
+
     @Test func aWrongPassphraseAtTheChatsQuestionIsAskedAgainAndTheRightOneSaves() throws {
         let server = try ServerProcess()
         let (home, _) = try Self.homeWithStore(server)
