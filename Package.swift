@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "SCTP", dependencies: ["Wire", "CShims"]),
         .target(name: "PAKE", dependencies: ["Wire", "CSodium"]),
         // File transfer on its own data channel (FileTransfer.md): sans-IO sender and receiver, disk edges.
-        .target(name: "FileTransfer", dependencies: ["Wire", "COpenSSL"]),
+        .target(name: "FileTransfer", dependencies: ["Wire", "Runtime", "COpenSSL"]),
         .target(name: "ChatClient", dependencies: [
             "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "DTLS", "PeerConnection", "CSodium", "SessionStore", "PAKE",
             "MDNS", "FileTransfer",

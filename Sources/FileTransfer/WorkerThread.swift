@@ -1,4 +1,5 @@
 import Glibc
+import Runtime
 
 /// A mutex and its condition variable: the hand-off between the event loop
 /// and a file's worker thread (`WriteBehindSink`, `ReadAhead`).
@@ -26,30 +27,7 @@ final class Monitor: @unchecked Sendable {
     func broadcast() { pthread_cond_broadcast(changed) }
 }
 
-/// Runs `body` on a new detached thread that takes no signal (the loop
-/// reads them from a signalfd, and one delivered there would take its
-/// default action); false if no thread could be created.
+/// Runs `body` on a worker thread that takes no signal; false if no thread could be created.
 func startWorkerThread(_ body: @escaping @Sendable () -> Void) -> Bool {
-    let context = Unmanaged.passRetained(WorkerBody(body)).toOpaque()
-    var all = sigset_t(), previous = sigset_t()
-    sigfillset(&all)
-    pthread_sigmask(SIG_SETMASK, &all, &previous)
-    defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-    var thread = pthread_t()
-    let rc = pthread_create(&thread, nil, { argument in
-        guard let argument else { return nil }
-        Unmanaged<WorkerBody>.fromOpaque(argument).takeRetainedValue().body()
-        return nil
-    }, context)
-    guard rc == 0 else {
-        Unmanaged<WorkerBody>.fromOpaque(context).release()
-        return false
-    }
-    pthread_detach(thread)
-    return true
-}
-
-private final class WorkerBody: Sendable {
-    let body: @Sendable () -> Void
-    init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    startDetachedThread(body) == 0
 }

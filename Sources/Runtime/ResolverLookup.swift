@@ -107,25 +107,8 @@ final class PendingLookup: @unchecked Sendable {
 
     /// Starts the thread; an error if it could not be created (then the caller closes both ends).
     func start() -> RuntimeError? {
-        let context = Unmanaged.passRetained(self).toOpaque()
-        // The thread must take no signal: the loop reads them from a
-        // signalfd, and a signal delivered here would take its default action.
-        var all = sigset_t(), previous = sigset_t()
-        sigfillset(&all)
-        pthread_sigmask(SIG_SETMASK, &all, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        var thread = pthread_t()
-        let rc = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            Unmanaged<PendingLookup>.fromOpaque(argument).takeRetainedValue().run()
-            return nil
-        }, context)
-        guard rc == 0 else {
-            Unmanaged<PendingLookup>.fromOpaque(context).release()
-            return .system(rc, "resolve \(host)")
-        }
-        pthread_detach(thread)
-        return nil
+        let rc = startDetachedThread { [self] in run() }
+        return rc == 0 ? nil : .system(rc, "resolve \(host)")
     }
 
     /// On the lookup thread.

@@ -1,5 +1,6 @@
 import CSQLite
 import Glibc
+import Runtime
 
 /// Checkpoints the room database's write-ahead log on a thread of its own,
 /// so the event loop never stalls on the checkpoint's fsync (which takes
@@ -14,38 +15,13 @@ import Glibc
 /// by ``SQLiteRoomStore``), so the file stays small whatever the traffic.
 enum WALCheckpointer {
     static func start(path: String, interval: UInt32 = 1) {
-        startThread {
+        _ = startDetachedThread {
             guard let db = open(path) else { return }
             while true {
                 sleep(interval)
                 _ = checkpoint(db)
             }
         }
-    }
-
-    /// A detached POSIX thread that takes no signal (the loop reads them from
-    /// a signalfd). Not Foundation's `Thread`: the server links no
-    /// Foundation, so the binary links the Swift runtime statically.
-    private static func startThread(_ body: @escaping @Sendable () -> Void) {
-        final class Body: Sendable {
-            let run: @Sendable () -> Void
-            init(_ run: @escaping @Sendable () -> Void) { self.run = run }
-        }
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
-        var all = sigset_t(), previous = sigset_t()
-        sigfillset(&all)
-        pthread_sigmask(SIG_SETMASK, &all, &previous)
-        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        var thread = pthread_t()
-        guard pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            Unmanaged<Body>.fromOpaque(argument).takeRetainedValue().run()
-            return nil
-        }, context) == 0 else {
-            Unmanaged<Body>.fromOpaque(context).release()
-            return
-        }
-        pthread_detach(thread)
     }
 
     /// A connection to `path` that has read its schema (so it sees the log).
