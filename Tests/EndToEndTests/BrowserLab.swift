@@ -177,9 +177,19 @@ final class Browser {
     func wait(_ js: String, timeout: TimeInterval = 60, _ what: String) throws -> Any {
         let reply = try command(["cmd": "wait", "js": js, "timeout": timeout], timeout: timeout + 30)
         guard reply["event"] as? String == "result", let value = reply["value"] else {
-            throw BrowserError("\(kind): timed out waiting for \(what) (last: \(reply["last"] ?? "nil"))")
+            throw BrowserError("\(kind): timed out waiting for \(what) (last: \(reply["last"] ?? "nil")); the page: \(snapshot())")
         }
         return value
+    }
+
+    /// What the page shows (its data attributes, status, error and last lines), for a failure's message.
+    func snapshot() -> String {
+        let js = """
+            JSON.stringify({ dataset: { ...document.body.dataset }, status: document.getElementById('status')?.textContent,
+              error: document.getElementById('error')?.textContent,
+              lines: [...document.querySelectorAll('#messages li')].slice(-8).map(e => e.textContent) })
+            """
+        return ((try? eval(js)) as? String) ?? "(no answer)"
     }
 
     /// Chromium saves what a download link gives into `path` (the page's "Save" links).
