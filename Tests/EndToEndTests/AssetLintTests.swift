@@ -4,7 +4,7 @@ import Testing
 /// The files `chatcli serve` embeds pass real linters (`Tools/lib/lint-assets`,
 /// run by `Tools/test` before it builds): Debian's eslint on the page's
 /// scripts, luacheck on each Redis script as Redis runs it.
-@Suite struct AssetLintTests {
+@Suite(.ownThread) struct AssetLintTests {
     static let linter = Harness.packageRoot + "/Tools/lib/lint-assets"
 
     @Test func thePageAndTheRedisScriptsPassTheirLinters() throws {

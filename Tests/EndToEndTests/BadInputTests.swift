@@ -3,7 +3,7 @@ import Testing
 
 /// Every bad input gives one clear sentence and the right exit code; never a
 /// crash, a hang or a stack trace.
-@Suite struct BadInputTests {
+@Suite(.ownThread) struct BadInputTests {
     func run(_ args: [String], env: [String: String] = [:]) throws -> (status: Int32?, process: ChildProcess) {
         let p = try ChildProcess.chatcli(args, name: "chatcli \(args.first ?? "")", environment: env)
         p.closeInput()

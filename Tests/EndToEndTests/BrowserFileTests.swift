@@ -6,7 +6,7 @@ import Testing
 /// declines (the name shown as text), the received file is read back from
 /// its download link byte for byte, chatcli stores what the page sent, and
 /// Firefox sends to Chromium page to page.
-@Suite(.serialized, .enabled(if: BrowserLab.available && TmuxPane.available, "needs root, chromium, firefox-esr and tmux"))
+@Suite(.ownThread, .serialized, .enabled(if: BrowserLab.available && TmuxPane.available, "needs root, chromium, firefox-esr and tmux"))
 struct BrowserFileTests {
     /// A name that must stay text on the page.
     static let hostileName = "<img src=x onerror=alert(1)> ü.txt"

@@ -5,7 +5,7 @@ import Testing
 /// server restarting mid-chat (both signaling sockets reconnect and rejoin)
 /// and the UDP path cut and restored (chatcli, the offerer, restarts ICE and
 /// the page answers the restart offer). Nothing typed meanwhile is lost.
-@Suite(.serialized, .enabled(if: BrowserLab.available, "needs root, chromium and firefox-esr"))
+@Suite(.ownThread, .serialized, .enabled(if: BrowserLab.available, "needs root, chromium and firefox-esr"))
 struct BrowserReconnectTests {
     @Test func theChatGoesOnAcrossAServerRestart() throws {
         let lab = try BrowserLab()

@@ -4,7 +4,7 @@ import TestSupport
 
 /// Messages through the real binary: chatcli with chatcli, and chatcli with
 /// aiortc (an independent WebRTC stack) speaking the Inviso signaling.
-@Suite(.serialized) struct ChatTests {
+@Suite(.ownThread, .serialized) struct ChatTests {
     static let allSizes = [100, 1_199, 1_200, 4_096, 16_384, 65_535, 65_536, 200_000, 262_144]
 
     /// Three short lines (multi-byte characters, quotes, a tab), then one

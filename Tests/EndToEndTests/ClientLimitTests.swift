@@ -5,7 +5,7 @@ import Testing
 /// client is an IPv4 address, or an IPv6 /64, or behind `--trusted-proxy`
 /// the forwarded address by the same rule. 127.0.0.2 and 127.0.0.3 are
 /// other clients than 127.0.0.1 on this machine's loopback.
-@Suite struct ClientLimitTests {
+@Suite(.ownThread) struct ClientLimitTests {
     static func miss(_ server: ServerProcess, source: String? = nil, forwardedFor: String? = nil) -> HTTPExchange {
         HTTPExchange.send("POST", port: server.port, "/api/rooms/accept", ["joinid": "000000", "client2": "guesser-device"],
                           source: source, headers: forwardedFor.map { "X-Forwarded-For: \($0)\r\n" } ?? "")

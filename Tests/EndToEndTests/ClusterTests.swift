@@ -5,7 +5,7 @@ import Testing
 /// `redis-server`, three instances, and HAProxy (round robin, no stickiness)
 /// in front. Each test starts its own Redis, so rate limits and rooms never
 /// leak between tests.
-@Suite(.serialized, .enabled(if: RedisProcess.isInstalled && FileManager.default.isExecutableFile(atPath: "/usr/sbin/haproxy")))
+@Suite(.ownThread, .serialized, .enabled(if: RedisProcess.isInstalled && FileManager.default.isExecutableFile(atPath: "/usr/sbin/haproxy")))
 struct ClusterTests {
     static func code() -> String { String(format: "%06d", Int.random(in: 0..<1_000_000)) }
 

@@ -6,7 +6,7 @@ import Testing
 /// SIGKILL mid-chat, the other types 20 lines while it is gone, it resumes,
 /// and every line arrives exactly once, in order; once more with the
 /// signaling server restarting while the peer is away.
-@Suite(.serialized) struct DeliveryTests {
+@Suite(.ownThread, .serialized) struct DeliveryTests {
     @Test(arguments: [("creator", false), ("joiner", false), ("joiner", true)])
     func linesTypedWhileThePeerIsKilledArriveOnceAfterItResumes(killed: String, serverRestart: Bool) throws {
         let server = try ServerProcess()

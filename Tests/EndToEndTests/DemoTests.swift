@@ -4,7 +4,7 @@ import Testing
 /// `Tools/demo`, the README's first command: a server and two peers pair by
 /// the whole code, are verified by it, chat both ways and leave; exit 0.
 /// (CHATCLI_BIN: the binary under test, so the demo does not build.)
-@Suite struct DemoTests {
+@Suite(.ownThread) struct DemoTests {
     @Test func theDemoPairsByCodeChatsAndEnds() throws {
         let demo = try ChildProcess("/usr/bin/env", ["CHATCLI_BIN=\(Harness.chatcliPath)", Harness.packageRoot + "/Tools/demo"], name: "demo")
         demo.closeInput()

@@ -5,7 +5,7 @@ import Testing
 /// FileTransfer.md alone (Python/aiortc_files.py, on aiortc): a file each
 /// way, and a hostile sender whose every lie the receiver refuses without
 /// writing outside --out.
-@Suite(.serialized) struct FileInteropTests {
+@Suite(.ownThread, .serialized) struct FileInteropTests {
     static let script = Harness.packageRoot + "/Tests/EndToEndTests/Python/aiortc_files.py"
 
     @Test func chatcliSendsToAnIndependentPeer() throws {

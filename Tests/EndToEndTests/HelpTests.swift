@@ -3,7 +3,7 @@ import Testing
 
 /// Help, version and usage lines through the real binary: `help COMMAND`,
 /// `-h`, `-V`, and usage lines that name every option of their command.
-@Suite struct HelpTests {
+@Suite(.ownThread) struct HelpTests {
     func run(_ args: [String]) throws -> Finished {
         let p = try ChildProcess.chatcli(args, name: "chatcli " + args.joined(separator: " "))
         p.closeInput()

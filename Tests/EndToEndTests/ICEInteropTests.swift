@@ -6,7 +6,7 @@ import Testing
 
 /// Our ICE agent on real UDP sockets against aioice (an independent
 /// implementation), in both roles, exchanging candidates as SDP strings.
-@Suite struct ICEInteropTests {
+@Suite(.ownThread) struct ICEInteropTests {
     @Test(arguments: [ICERole.controlling, .controlled])
     func connectsWithAioice(ourRole: ICERole) throws {
         let script = Harness.packageRoot + "/Tests/EndToEndTests/Python/aioice_peer.py"

@@ -5,7 +5,7 @@ import Testing
 /// namespace of its own (needs root) whose loopback carries three addresses,
 /// two in 2001:db8:1:2::/64 and one in the next /64, and a `chatcli serve
 /// --host ::` in it. Before: each address had a limit of its own.
-@Suite struct IPv6ClientLimitTests {
+@Suite(.ownThread) struct IPv6ClientLimitTests {
     static let namespace = "ccv6x\(getpid() % 100_000)"
 
     /// Runs `command` with /bin/sh; its stdout, or nil when it failed.

@@ -4,7 +4,7 @@ import Testing
 
 /// The server as independent clients see it: a Python client written only
 /// from WireProtocol.md (plain HTTP and the `websockets` package), and raw STUN.
-@Suite struct IndependentClientTests {
+@Suite(.ownThread) struct IndependentClientTests {
     @Test func pythonClientExercisesTheWholeAPI() throws {
         let server = try ServerProcess()
         let script = Harness.packageRoot + "/Tests/EndToEndTests/Python/signaling_api_check.py"

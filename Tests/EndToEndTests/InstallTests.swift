@@ -5,7 +5,7 @@ import Testing
 /// the man page renders with every command and option, the bash completion
 /// completes, the zsh completion parses. Uses the debug binary
 /// (CHATCLI_INSTALL_BINARY): a release build would take minutes.
-@Suite struct InstallTests {
+@Suite(.ownThread) struct InstallTests {
     static func which(_ program: String) -> String? {
         ["/usr/bin/", "/bin/", "/usr/local/bin/"].map { $0 + program }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }

@@ -3,7 +3,7 @@ import Testing
 
 /// `/send` in a real terminal: Bob is offered the folder, accepts it, and
 /// both keep chatting while it arrives; progress is in both prompts.
-@Suite(.serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
+@Suite(.ownThread, .serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
 struct InteractiveFileTests {
     @Test func sendInAChatWhileChattingContinues() throws {
         let server = try ServerProcess()
@@ -69,7 +69,7 @@ struct InteractiveFileTests {
 /// `chatcli receive` at a terminal: its "Accept it? [y/N]" question stays the
 /// last line while notices arrive (issue 29): the second offer's sentence is
 /// printed above it and the question asked again below.
-@Suite(.serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
+@Suite(.ownThread, .serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
 struct ReceiveQuestionTests {
     @Test func theQuestionStaysTheLastLineWhileAnotherOfferArrives() throws {
         let server = try ServerProcess()

@@ -4,7 +4,7 @@ import Testing
 /// What a scripted peer's text looks like in a real terminal (tmux): bidi
 /// controls removed, a huge message folded to a few lines with `/show` for
 /// the rest. Skipped visibly without tmux (`Tools/test` installs it).
-@Suite(.serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
+@Suite(.ownThread, .serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
 struct InteractivePeerTextTests {
     /// Alice at a terminal, the peer a `chatcli join --json` fed through stdin.
     static func aliceAndScript(_ server: ServerProcess) throws -> (alice: TmuxPane, script: ChildProcess) {

@@ -3,7 +3,7 @@ import Testing
 
 /// The prompt counts what has not reached the peer, and `/status` says it
 /// too. Skipped visibly without tmux (`Tools/test` installs it).
-@Suite(.serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
+@Suite(.ownThread, .serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
 struct InteractivePromptTests {
     @Test func aMessageTypedBeforeThePeerCameIsCountedUntilDelivered() throws {
         let server = try ServerProcess()

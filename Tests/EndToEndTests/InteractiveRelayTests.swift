@@ -4,7 +4,7 @@ import TestSupport
 
 /// The interactive chat tells the truth about a relayed path: the prompt
 /// says `relay`, and `/status` names the TURN relay and both candidates.
-@Suite(.enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"),
+@Suite(.ownThread, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"),
        .enabled(if: Coturn.isInstalled, "coturn's turnserver is not installed (Tools/test installs it)"))
 struct InteractiveRelayTests {
     @Test func promptAndStatusSayRelay() throws {

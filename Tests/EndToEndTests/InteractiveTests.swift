@@ -5,7 +5,7 @@ import Testing
 /// message arriving mid-line, the slash commands, the ways out, and a
 /// hostile peer's escape sequences. Skipped visibly without tmux
 /// (`Tools/test` installs it).
-@Suite(.serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
+@Suite(.ownThread, .serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
 struct InteractiveTests {
     /// A person at a terminal: no store prompt can block (passphrase from the
     /// environment, an empty data directory), colours as the test asks.

@@ -6,7 +6,7 @@ private let zbarimg = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg"].first { Fil
 /// `chatcli create` on a terminal draws a QR code of the invite link; it is
 /// read back off the real screen (tmux), turned into pixels and decoded by
 /// zbar's `zbarimg`, so the code scans as the link. Never into a pipe or `--json`.
-@Suite(.serialized, .enabled(if: TmuxPane.available && zbarimg != nil, "needs tmux and zbarimg (Debian zbar-tools)"))
+@Suite(.ownThread, .serialized, .enabled(if: TmuxPane.available && zbarimg != nil, "needs tmux and zbarimg (Debian zbar-tools)"))
 struct InviteQRCodeTests {
 
     @Test(arguments: [true, false])

@@ -4,7 +4,7 @@ import Testing
 /// `--lan` through the real binary in two network namespaces with no
 /// signaling server anywhere: discovery over mDNS, the creator's own
 /// endpoint, host candidates, DTLS, SCTP. Needs root.
-@Suite(.serialized, .enabled(if: getuid() == 0, "network namespaces need root"))
+@Suite(.ownThread, .serialized, .enabled(if: getuid() == 0, "network namespaces need root"))
 struct LANTests {
 
     func createAndJoin(_ lab: LANLab, name: String = "alice") throws -> (alice: ChildProcess, bob: ChildProcess, ms: Double) {

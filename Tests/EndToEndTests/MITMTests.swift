@@ -8,7 +8,7 @@ import Testing
 /// The whole code exposes it on both sides; with the six digits alone (or
 /// the PAKE hidden) nothing crosses until someone accepts the unproven peer,
 /// and the safety words they would compare differ.
-@Suite(.serialized) struct MITMTests {
+@Suite(.ownThread, .serialized) struct MITMTests {
     @Test func theWholeCodeExposesTheServerInTheMiddleOnBothSidesAndNothingIsDelivered() throws {
         let server = try ServerProcess()
         let mitm = try MITMServer(upstream: server)

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `chatcli serve --turn-members-only` with a real coturn: TURN credentials
 /// go only to room members who name their room, and the peers still relay.
-@Suite(.serialized, .enabled(if: Coturn.isInstalled, "coturn's turnserver is not installed (apt install coturn; Tools/test installs it): members-only TURN tests skipped"))
+@Suite(.ownThread, .serialized, .enabled(if: Coturn.isInstalled, "coturn's turnserver is not installed (apt install coturn; Tools/test installs it): members-only TURN tests skipped"))
 struct MembersOnlyRelayTests {
     static func server(_ coturn: Coturn) throws -> ServerProcess {
         try ServerProcess(arguments: ["--turn-url", "turn:127.0.0.1:\(coturn.port)?transport=udp", "--turn-members-only"],

@@ -4,7 +4,7 @@ import Testing
 /// Through the real binary in real network namespaces (`Tools/natlab`): a
 /// server on the public segment, `chatcli doctor` behind each NAT kind.
 /// Needs root (namespaces, iptables); skipped visibly otherwise.
-@Suite(.serialized, .enabled(if: getuid() == 0, "natlab needs root"))
+@Suite(.ownThread, .serialized, .enabled(if: getuid() == 0, "natlab needs root"))
 struct NATLabTests {
     @Test(arguments: [
         ("none", "198.18.0.21", "none"),

@@ -4,7 +4,7 @@ import Testing
 /// A server name that does not resolve is one clear failure, never a hang:
 /// the lookup runs off the event loop with a deadline, and a connection
 /// that fails before the loop starts still ends it.
-@Suite struct NameResolutionTests {
+@Suite(.ownThread) struct NameResolutionTests {
     @Test(arguments: [[], ["--json"]])
     func doctorWithAServerNameThatDoesNotResolveExitsOneWithOneSentence(extra: [String]) throws {
         let p = try ChildProcess.chatcli(["doctor", "--server", "http://nonexistent.invalid:8080"] + extra, name: "doctor")

@@ -7,7 +7,7 @@ import Testing
 /// rtnetlink and reconnects at once, well before consent checks (8 s) or
 /// the signaling heartbeat (35 s) would notice: what was typed meanwhile
 /// arrives once, in order, and each side reports a second `connected`.
-@Suite(.serialized) struct NetworkChangeTests {
+@Suite(.ownThread, .serialized) struct NetworkChangeTests {
     @Test(.enabled(if: getuid() == 0, "natlab needs root"))
     func theCreatorMovingToANewAddressReconnectsAtOnce() throws {
         try chatThroughAnAddressChange(of: "left")

@@ -4,7 +4,7 @@ import Testing
 /// chatcli never hangs: an unknown host is one sentence and exit 1 within
 /// 10 s; SIGTERM (143) and SIGINT (130) end it (the time taken is printed) in every
 /// phase, even when the server or the peer stops answering.
-@Suite(.serialized) struct NeverStuckTests {
+@Suite(.ownThread, .serialized) struct NeverStuckTests {
     @Test(arguments: [["join", "123456"], ["create"], ["doctor"]])
     func anUnknownHostIsOneSentenceAndExit1(command: [String]) throws {
         let p = try ChildProcess.chatcli(command + ["--server", "http://nonexistent.invalid:8080", "--no-store"].filter {

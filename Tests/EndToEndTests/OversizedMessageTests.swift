@@ -5,7 +5,7 @@ import TestSupport
 /// A peer that ignores `a=max-message-size` cannot wedge the chat: its
 /// oversized message is refused (both sides hear why) and what follows
 /// is shown.
-@Suite(.serialized) struct OversizedMessageTests {
+@Suite(.ownThread, .serialized) struct OversizedMessageTests {
     /// aiortc, told to ignore our limit, sends a 10 MB line between two
     /// normal ones; chatcli shows both normal ones, says why the big one is
     /// not shown, and aiortc's SCTP gets an ERROR chunk saying so. The chat

@@ -4,7 +4,7 @@ import Testing
 /// Codes with a secret part through the real binary: the PAKE proves the
 /// peer ("auth":"pake"), a wrong secret ends both sides with pake_failed and
 /// burns the code, and the six digits alone pair only when accepted.
-@Suite(.serialized) struct PAKEEndToEndTests {
+@Suite(.ownThread, .serialized) struct PAKEEndToEndTests {
     @Test func theWholeCodeVerifiesBothSides() throws {
         let server = try ServerProcess()
         let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// A real server and real `chatcli` processes pairing by code (WireProtocol §4).
-@Suite(.serialized) struct PairingTests {
+@Suite(.ownThread, .serialized) struct PairingTests {
     @Test func twoClientsPairByCodeAndLeaveCleanly() throws {
         let server = try ServerProcess()
         let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json", "--accept-unproven"], name: "alice")

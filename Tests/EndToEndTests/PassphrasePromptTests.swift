@@ -5,7 +5,7 @@ import Testing
 /// another try (three in all), Enter alone offers to chat without saving
 /// (create, join) or ends with a sentence (resume, sessions), and Ctrl-C
 /// exits 130 with the terminal's echo back on. Skipped visibly without tmux.
-@Suite(.serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
+@Suite(.ownThread, .serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
 struct PassphrasePromptTests {
     static let passphrase = "correct horse"
 

@@ -8,7 +8,7 @@ import Testing
 /// side that stayed sees the same certificate and the chat stays proven by
 /// the code; a resume that shows another certificate (or expects another
 /// peer) is refused with `peer_changed`.
-@Suite(.serialized) struct PinnedIdentityTests {
+@Suite(.ownThread, .serialized) struct PinnedIdentityTests {
     struct Chat {
         let server: ServerProcess
         let creatorHome = StoreHome(), joinerHome = StoreHome()

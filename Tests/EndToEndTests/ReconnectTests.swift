@@ -5,7 +5,7 @@ import Testing
 /// and comes back mid-chat, and (in `Tools/natlab`, root only) the UDP path
 /// is cut with iptables and restored. The chat resumes by itself and every
 /// message typed meanwhile arrives once, in order.
-@Suite(.serialized) struct ReconnectTests {
+@Suite(.ownThread, .serialized) struct ReconnectTests {
     /// `create` and `join` on `server`, both `connected`.
     static func connectedChat(_ server: ServerProcess) throws -> (alice: ChildProcess, bob: ChildProcess) {
         let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")

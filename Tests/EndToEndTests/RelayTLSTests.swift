@@ -6,7 +6,7 @@ import TestSupport
 /// certificate comes from a throwaway CA: for networks that pass nothing
 /// but TLS. `--ca-file` trusts the CA; without it the certificate is
 /// refused, and said so.
-@Suite(.serialized, .enabled(if: Coturn.isInstalled, "coturn's turnserver is not installed (Tools/test installs it)"))
+@Suite(.ownThread, .serialized, .enabled(if: Coturn.isInstalled, "coturn's turnserver is not installed (Tools/test installs it)"))
 struct RelayTLSTests {
     static func server(_ coturn: Coturn) throws -> ServerProcess {
         let port = try #require(coturn.tlsPort)

@@ -4,7 +4,7 @@ import TestSupport
 
 /// Chats through a real coturn on 127.0.0.1, with `chatcli serve` handing
 /// out TURN REST credentials from the shared secret (CHATCLI_TURN_SECRET).
-@Suite(.serialized, .enabled(if: Coturn.isInstalled, "coturn's turnserver is not installed (apt install coturn; Tools/test installs it): TURN relay tests skipped"))
+@Suite(.ownThread, .serialized, .enabled(if: Coturn.isInstalled, "coturn's turnserver is not installed (apt install coturn; Tools/test installs it): TURN relay tests skipped"))
 struct RelayTests {
     static func server(_ coturn: Coturn, transports: [String]) throws -> ServerProcess {
         let urls = transports.flatMap { ["--turn-url", "turn:127.0.0.1:\(coturn.port)?transport=\($0)"] }
@@ -112,7 +112,7 @@ struct RelayTests {
 
 /// `chatcli doctor` allocates twice on each TURN server and times a probe
 /// that goes out through one relayed address and back through the other.
-@Suite(.enabled(if: Coturn.isInstalled, "coturn's turnserver is not installed (apt install coturn; Tools/test installs it): doctor TURN tests skipped"))
+@Suite(.ownThread, .enabled(if: Coturn.isInstalled, "coturn's turnserver is not installed (apt install coturn; Tools/test installs it): doctor TURN tests skipped"))
 struct DoctorTURNTests {
     static func doctor(_ server: ServerProcess, _ extra: [String] = [], environment: [String: String] = [:]) throws -> [String: Any] {
         let doctor = try ChildProcess.chatcli(["doctor", "--server", server.url, "--json"] + extra, name: "doctor", environment: environment)
@@ -165,7 +165,7 @@ struct DoctorTURNTests {
 }
 
 /// Needs no coturn: the refusal comes before any relay is tried.
-struct RelayOnlyWithoutTURNTests {
+@Suite(.ownThread) struct RelayOnlyWithoutTURNTests {
     @Test func relayOnlyWithoutATURNServerFailsClearly() throws {
         let server = try ServerProcess()
         let (alice, bob) = try RelayTests.startChat(server, alice: ["--relay-only"])

@@ -4,7 +4,7 @@ import Testing
 /// `chatcli serve` startup and shutdown through the real binary: a database
 /// it cannot open is one sentence and exit 1, the default database lives
 /// under the XDG state directory, and signals end it with 128 + the signal.
-@Suite struct ServeTests {
+@Suite(.ownThread) struct ServeTests {
     static func serve(_ extra: [String], environment: [String: String] = [:]) throws -> ChildProcess {
         let args = ["serve", "--host", "127.0.0.1", "--port", "\(Harness.freePort())", "--stun-port", "\(Harness.freePort(udpPair: true))"]
         return try ChildProcess.chatcli(args + extra, name: "server", environment: environment)

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `chatcli serve --tls-cert/--tls-key` serves HTTPS and WSS itself; clients
 /// verify it against a CA (here the test's own, via --ca-file).
-@Suite struct ServerTLSTests {
+@Suite(.ownThread) struct ServerTLSTests {
     @Test func clientsPairOverHTTPSAndWSS() throws {
         let dir = try TemporaryDirectory()
         let certs = try TestCertificates.make(in: dir.path)

@@ -4,7 +4,7 @@ import Testing
 /// A saved session is open in one chatcli at a time: a `resume` of a
 /// session that another process has open (by `create`, `join` or `resume`)
 /// is refused at once with a sentence that names it and the other pid.
-@Suite struct SessionOpenElsewhereTests {
+@Suite(.ownThread) struct SessionOpenElsewhereTests {
     func refused(_ home: StoreHome, _ name: String, holder: ChildProcess) throws {
         // The holder keeps the session open throughout, so a second process
         // that waited for it instead of refusing would never exit.

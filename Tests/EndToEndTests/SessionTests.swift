@@ -3,7 +3,7 @@ import Testing
 
 /// Saved sessions through the real binary: each peer has its own
 /// `$XDG_DATA_HOME` (its own machine), a real server checks the purges.
-@Suite(.serialized) struct SessionTests {
+@Suite(.ownThread, .serialized) struct SessionTests {
     /// Starts `create` in `home` and returns the process and its code.
     func create(_ home: StoreHome, _ server: ServerProcess, name: String = "alice", extra: [String] = []) throws
         -> (ChildProcess, String)

@@ -6,7 +6,7 @@ import Testing
 /// nothing — not a typed line, not a `/send` offer — until the person
 /// compares the safety words and types `/verify ok`, SSH's unknown-host
 /// prompt rather than a warning that scrolls away.
-@Suite(.serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
+@Suite(.ownThread, .serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
 struct TrustGateEndToEndTests {
     /// Alice at a terminal creates through `mitm`, without --accept-unproven; her whole code.
     static func alice(_ mitm: MITMServer) throws -> (TmuxPane, code: String) {

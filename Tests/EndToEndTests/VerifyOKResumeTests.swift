@@ -6,7 +6,7 @@ import Testing
 /// resume`, the chat whose safety words Bob verified is still verified on
 /// his screen (same certificates, same words), while Alice, who never
 /// compared them, is still asked to.
-@Suite(.serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
+@Suite(.ownThread, .serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
 struct VerifyOKResumeTests {
     static func bob(_ home: StoreHome, _ arguments: [String]) throws -> TmuxPane {
         let environment = home.environment().merging(["LANG": "C.UTF-8", "TERM": "screen", "NO_COLOR": "1"]) { $1 }
