@@ -7,7 +7,7 @@ import TestSupport
 /// `chatcli create` prints (`/j/123456#brave-calm`) proving both sides, the
 /// secret never in a request, a log or the address bar, and wrong words
 /// failing on both sides with nothing delivered.
-@Suite(.ownThread, .serialized, .enabled(if: BrowserLab.available, "needs root, chromium and firefox-esr"))
+@Suite(.ownThreadFirst, .serialized, .enabled(if: BrowserLab.available, "needs root, chromium and firefox-esr"))
 struct BrowserPAKETests {
     @Test func theDraftsCPaceVectorsPassInChromiumAndFirefox() throws {
         let lab = try BrowserLab()

@@ -5,7 +5,7 @@ import Testing
 /// a relay-only chat through coturn, browsers with their default mDNS host
 /// names, and `Tools/demo --browser`. Real Chromium and Firefox in a network
 /// namespace (BrowserLab), against the real `chatcli`.
-@Suite(.ownThread, .serialized, .enabled(if: BrowserLab.available, "needs root, chromium and firefox-esr"))
+@Suite(.ownThreadFirst, .serialized, .enabled(if: BrowserLab.available, "needs root, chromium and firefox-esr"))
 struct BrowserPathTests {
     @Test func chromiumAndFirefoxChatOverHTTPSAndWSS() throws {
         let lab = try BrowserLab(tls: true)

@@ -5,7 +5,7 @@ import Testing
 /// packages), against the real `chatcli` and each other, in a network
 /// namespace (Tools/lib/browser/netns). Same safety words on both ends,
 /// text exact both ways (HTML shown as text), leave and peer-left.
-@Suite(.ownThread, .serialized, .enabled(if: BrowserLab.available, "needs root, chromium and firefox-esr"))
+@Suite(.ownThreadFirst, .serialized, .enabled(if: BrowserLab.available, "needs root, chromium and firefox-esr"))
 struct BrowserTests {
     /// 200 lines with emoji, CJK, combining marks and HTML that must stay text.
     static func lines(_ who: String) -> [String] {

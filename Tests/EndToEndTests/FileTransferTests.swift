@@ -5,7 +5,7 @@ import Testing
 /// awkward sizes and a folder tree (Unicode names, modes, an empty folder,
 /// links inside and outside), pipes, a corrupted chunk, declining, and
 /// resume after kill -9 of either side, three times in one transfer.
-@Suite(.ownThread, .serialized) struct FileTransferTests {
+@Suite(.ownThreadFirst, .serialized) struct FileTransferTests {
     static func tree(_ root: String) throws {
         let fm = FileManager.default
         try fm.createDirectory(atPath: root + "/tree/empty", withIntermediateDirectories: true)
@@ -199,7 +199,7 @@ import Testing
 }
 
 /// A full disk: a 1 MiB tmpfs as the target (root only; skipped otherwise).
-@Suite(.ownThread, .serialized) struct FullDiskTests {
+@Suite(.ownThreadFirst, .serialized) struct FullDiskTests {
     static func mountTmpfs(_ path: String) -> Bool {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/mount")

@@ -7,7 +7,7 @@ import Testing
 /// on; the room database's log stays small, also across a crash; limits
 /// count per client (an IPv4 address, an IPv6 /64, or the forwarded
 /// address behind a trusted proxy).
-@Suite(.ownThread, .serialized) struct HardeningTests {
+@Suite(.ownThreadFirst, .serialized) struct HardeningTests {
     /// The growth of the server's resident memory any one attack may cause.
     static let memoryBound = 64 * 1024 * 1024
 

@@ -11,10 +11,10 @@ import Testing
     }
 
     /// Runs a program to its end; stdout, stderr and the status.
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Finished {
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: TimeInterval = 60) throws -> Finished {
         let p = try ChildProcess(executable, arguments, name: (executable as NSString).lastPathComponent, environment: environment)
         p.closeInput()
-        let status = p.waitForExit(timeout: 60)
+        let status = p.waitForExit(timeout: timeout)
         return Finished(status: status, stdout: p.stdout, stderr: p.stderr, transcript: p.transcript)
     }
 

@@ -3,7 +3,7 @@ import Testing
 
 /// `/send` in a real terminal: Bob is offered the folder, accepts it, and
 /// both keep chatting while it arrives; progress is in both prompts.
-@Suite(.ownThread, .serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
+@Suite(.ownThreadFirst, .serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
 struct InteractiveFileTests {
     @Test func sendInAChatWhileChattingContinues() throws {
         let server = try ServerProcess()
@@ -47,11 +47,11 @@ struct InteractiveFileTests {
         let server = try ServerProcess()
         let dir = Harness.temporaryDirectory()
         try Data(FileTransferTests.pattern(300_000_000, seed: 2)).write(to: URL(fileURLWithPath: dir + "/huge.bin"))
+        try FileManager.default.createDirectory(atPath: dir + "/in", withIntermediateDirectories: true)
         let (alice, code) = try InteractiveTests.create(server)
         defer { alice.kill() }
         let bob = try InteractiveTests.person("bob", ["join", code, "--server", server.url, "--auto-accept", dir + "/in"])
         defer { bob.kill() }
-        try FileManager.default.createDirectory(atPath: dir + "/in", withIntermediateDirectories: true)
         for pane in [alice, bob] { #expect(pane.waitFor("[connected · direct] >", timeout: 30).ok, "\(pane.screen())") }
         alice.enter("/send \(dir)/huge.bin")
         #expect(bob.waitFor("Your peer sends huge.bin (300.0 MB) as #1; receiving.").ok, "\(bob.screen())")
@@ -69,7 +69,7 @@ struct InteractiveFileTests {
 /// `chatcli receive` at a terminal: its "Accept it? [y/N]" question stays the
 /// last line while notices arrive (issue 29): the second offer's sentence is
 /// printed above it and the question asked again below.
-@Suite(.ownThread, .serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
+@Suite(.ownThreadFirst, .serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
 struct ReceiveQuestionTests {
     @Test func theQuestionStaysTheLastLineWhileAnotherOfferArrives() throws {
         let server = try ServerProcess()

@@ -6,7 +6,7 @@ import Testing
 /// public segment. Every pair must connect, chat both ways with exact
 /// in-order delivery, and use the relay exactly when no direct path exists.
 /// Needs root and coturn; skipped visibly otherwise.
-@Suite(.ownThread, .serialized, .enabled(if: getuid() == 0, "natlab needs root"),
+@Suite(.ownThreadFirst, .serialized, .enabled(if: getuid() == 0, "natlab needs root"),
        .enabled(if: NATLab.coturnInstalled, "needs coturn's turnserver (apt-get install coturn)"))
 struct NATMatrixTests {
     static let kinds = ["none", "cone", "symmetric", "blocked"]
@@ -81,7 +81,7 @@ struct NATMatrixTests {
     }
 }
 
-@Suite(.ownThread, .serialized, .enabled(if: getuid() == 0, "natlab needs root"),
+@Suite(.ownThreadFirst, .serialized, .enabled(if: getuid() == 0, "natlab needs root"),
        .enabled(if: NATLab.coturnInstalled, "needs coturn's turnserver (apt-get install coturn)"))
 struct NATMatrixSecondHalfTests {
     @Test(arguments: NATMatrixTests.secondHalf)
@@ -90,7 +90,7 @@ struct NATMatrixSecondHalfTests {
     }
 }
 
-@Suite(.ownThread, .serialized, .enabled(if: getuid() == 0, "natlab needs root"),
+@Suite(.ownThreadFirst, .serialized, .enabled(if: getuid() == 0, "natlab needs root"),
        .enabled(if: NATLab.coturnInstalled, "needs coturn's turnserver (apt-get install coturn)"))
 struct NATMatrixLossyTests {
     /// 3 % loss and 50 ms one-way delay at every host: 200 lines of mixed

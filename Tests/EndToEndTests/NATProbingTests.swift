@@ -8,7 +8,7 @@ import Testing
 /// where probing cannot help. `NATLAB_PROBING_RUNS` runs per order
 /// (default 3) on a fresh lab each. Needs root and coturn; skipped visibly
 /// otherwise.
-@Suite(.ownThread, .serialized, .enabled(if: getuid() == 0, "natlab needs root"),
+@Suite(.ownThreadFirst, .serialized, .enabled(if: getuid() == 0, "natlab needs root"),
        .enabled(if: NATLab.coturnInstalled, "needs coturn's turnserver (apt-get install coturn)"))
 struct NATProbingTests {
     static let runs = ProcessInfo.processInfo.environment["NATLAB_PROBING_RUNS"].flatMap { Int($0) } ?? 3

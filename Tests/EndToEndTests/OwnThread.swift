@@ -15,6 +15,9 @@ import Testing
 /// side by side while the cooperative pool stays free for CPU-bound unit
 /// tests. The pool's size bounds how many end-to-end tests run at once.
 struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
+    /// Served before the others when threads are short: for the long
+    /// serialized suites, which are the suite's critical path.
+    var first = false
     var isRecursive: Bool { true }
 
     func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
@@ -24,7 +27,7 @@ struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         // Applied twice (a suite inside a suite): the outer thread is enough.
         guard !Self.onOwnThread else { return try await function() }
-        let executor = await TestThreads.shared.take()
+        let executor = await TestThreads.shared.take(first: first)
         defer { TestThreads.shared.give(back: executor) }
         try await Self.$onOwnThread.withValue(true) {
             try await withTaskExecutorPreference(executor) { try await function() }
@@ -37,6 +40,9 @@ struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
 extension Trait where Self == OwnThreadTrait {
     /// Each test on a thread of its own (see ``OwnThreadTrait``): for tests that block.
     static var ownThread: Self { OwnThreadTrait() }
+    /// The same, ahead of the others: for a long serialized suite (its tests
+    /// run one after another, so each wait for a thread lengthens the run).
+    static var ownThreadFirst: Self { OwnThreadTrait(first: true) }
 }
 
 /// The pool: executors handed out one per running test, waiters served in order.
@@ -45,7 +51,7 @@ final class TestThreads: Sendable {
 
     private struct State {
         var free: [ThreadExecutor]
-        var waiting: [CheckedContinuation<ThreadExecutor, Never>] = []
+        var waiting: [(first: Bool, continuation: CheckedContinuation<ThreadExecutor, Never>)] = []
     }
     private let state: Mutex<State>
 
@@ -53,11 +59,11 @@ final class TestThreads: Sendable {
         state = Mutex(State(free: (0..<max(1, count)).map { _ in ThreadExecutor() }))
     }
 
-    func take() async -> ThreadExecutor {
+    func take(first: Bool) async -> ThreadExecutor {
         await withCheckedContinuation { continuation in
             let executor = state.withLock { state -> ThreadExecutor? in
                 if let executor = state.free.popLast() { return executor }
-                state.waiting.append(continuation)
+                state.waiting.append((first, continuation))
                 return nil
             }
             if let executor { continuation.resume(returning: executor) }
@@ -70,7 +76,8 @@ final class TestThreads: Sendable {
                 state.free.append(executor)
                 return nil
             }
-            return state.waiting.removeFirst()
+            let next = state.waiting.firstIndex { $0.first } ?? 0
+            return state.waiting.remove(at: next).continuation
         }
         waiter?.resume(returning: executor)
     }

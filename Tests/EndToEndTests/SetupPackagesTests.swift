@@ -9,7 +9,7 @@ import Testing
     static let checker = Harness.packageRoot + "/Tools/lib/check-packages"
 
     @Test func everyProgramTheTestsRunIsInstalledByToolsTest() throws {
-        let result = try InstallTests.run(Self.checker, [])
+        let result = try InstallTests.run(Self.checker, [], timeout: 300)   // dpkg -S per program: slow on a busy machine
         #expect(result.status == 0, "\(result.transcript)")
     }
 
@@ -22,7 +22,7 @@ import Testing
         let copy = NSTemporaryDirectory() + "setup-\(getpid()).sh"
         try setup.replacingOccurrences(of: " nftables ", with: " ").write(toFile: copy, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: copy) }
-        let result = try InstallTests.run(Self.checker, [], environment: ["CHATCLI_SETUP_SH": copy])
+        let result = try InstallTests.run(Self.checker, [], environment: ["CHATCLI_SETUP_SH": copy], timeout: 300)
         #expect(result.status == 1, "\(result.transcript)")
         #expect(result.stdout.contains { $0.hasPrefix("nft") && $0.contains("nftables") }, "\(result.transcript)")
     }
