@@ -94,7 +94,7 @@ extension ChatSession {
                 closePeer()
                 roomReady(isInitiator: true)
             } catch {
-                fail(.protocolViolation(error.description))
+                fail(.peerUnusable(error.description))
             }
         case MessageType.iceCandidate:
             guard let candidate = ICECandidatePayload(json: payload) else { return }
@@ -125,7 +125,7 @@ extension ChatSession {
         do {
             actions.append(.signaling(.send(.answer(sdp: try peer.acceptOffer(sdp)))))
         } catch {
-            fail(.protocolViolation(error.description))
+            fail(.peerUnusable(error.description))
         }
     }
 
@@ -134,10 +134,20 @@ extension ChatSession {
     func closePeer() {
         offerSentAt = nil
         guard let peer else { return }
-        actions.append(.closePeer(peer))
+        actions.append(.closePeer(peer, grace: closeGrace))
         connectionEnded()
         self.peer = nil
     }
+
+    /// How long a graceful close may wait for the peer's goodbye: after a
+    /// signal, only what is left of `interruptLimit`, so a peer that is gone
+    /// (killed, frozen) cannot hold the exit back.
+    var closeGrace: Duration {
+        guard let forced = timers.deadline(.forcedExit) else { return Self.closeGrace }
+        return max(.zero, forced - now)
+    }
+
+    static let closeGrace: Duration = .seconds(2)
 
     func connectionEnded() {
         if let peer, !peerSpeaksDelivery { outbox.acknowledgeTransport(count: peer.chatMessagesAcknowledged) }
@@ -160,9 +170,11 @@ extension ChatSession {
         case .endOfCandidates:
             actions.append(.signaling(.send(ICECandidatePayload(candidate: nil).message)))
         case .iceConnected(let pair):
+            heardFromPeer()   // its connectivity checks answered
             emit(.ice(path: pair.path, local: pair.local.summary, remote: pair.remote.summary, rttMilliseconds: pair.rttMilliseconds))
         case .connected(let info):
             everConnected = true
+            heardFromPeer()
             pendingHello = outbox.connectionOpened()
             inbox.connectionOpened()
             peerSpeaksDelivery = false

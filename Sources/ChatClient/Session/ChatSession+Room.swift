@@ -49,6 +49,7 @@ extension ChatSession {
                 emit(peerRejoining ? .peerBack : .peerJoined)
             }
             roomReady(isInitiator: isInitiator)
+            heardFromPeer()
         case .roomFull:
             // Inviso keeps a dead socket's seat for a while: retry with backoff.
             if roomFullSince == nil { roomFullSince = now }
@@ -62,11 +63,13 @@ extension ChatSession {
             peerLeft()
         case .relayed(let type, _, _, let payload):
             relayed(type: type, payload: .object(payload))
+            heardFromPeer()
         case .peerDisconnected:
             guard currentRoomID != nil else { return }
             peerRejoining = true
             peerPresent = false
             if case .inRoom(let roomID, _) = state { state = .inRoom(roomID: roomID, ready: false) }
+            armSilence()
             emit(.peerAway)
         case .error(let code):
             if code == .roomNotFound {

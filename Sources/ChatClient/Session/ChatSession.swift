@@ -34,6 +34,10 @@ public final class ChatSession {
         public var notice: String?
         /// The secret part of the code the joiner typed (`123456-brave-bold`).
         public var codeSecret: CodeSecret?
+        /// The code's six digits where the mode does not carry them: a
+        /// `receive CODE` run again rejoins its saved room (`resumeRoom`) and
+        /// proves the whole code again.
+        public var codeLocator: String?
         /// The peer's certificate pinned by the saved session (see ChatSession+Pinning).
         public var pinnedPeer: PinnedPeer?
         /// Pin the peer's certificate (false for sessions saved before identities were kept).
@@ -44,6 +48,12 @@ public final class ChatSession {
         public var fallbackSTUN = true
         /// A peer the code did not prove: refused unless a person or `--accept-unproven` accepts it (ChatSession+Trust).
         public var unproven: UnprovenPolicy = .refuse
+        /// A peer back with a new certificate proves the code again (the PAKE
+        /// runs on the new connection) instead of counting as unproven: `send`,
+        /// whose receiver comes back as a new process (`chatcli receive CODE` again).
+        public var reprovesByCode = false
+        /// Say "You left the chat." when the user leaves (not for `send`/`receive`, which have no chat).
+        public var announcesLeave = true
 
         public init(authority: String, host: String) {
             self.authority = authority
@@ -105,6 +115,9 @@ public final class ChatSession {
     var pathDownSince: Duration?
     var restartBackoff = Backoff(base: .seconds(1), cap: .seconds(15))
     var everConnected = false
+    /// The last word from the peer while connecting, and the deadline once it was told it is not answering (ChatSession+Silence).
+    var lastHeardFromPeer: Duration?
+    var notAnsweringUntil: Duration?
 
     // Delivery.
     public internal(set) var outbox: Outbox
@@ -258,7 +271,9 @@ public final class ChatSession {
         case .leaving, .finished: return .leaving
         case .joiningRoom, .inRoom:
             if peerRejoining { return .peerAway }
-            guard let peer, peer.isOpen else { return .connecting }
+            // In the room alone (a resumed chat whose peer is not back, or left meanwhile): not connecting to anyone.
+            if case .inRoom(_, false) = state, !peerPresent, peer == nil, !creatingPeer { return .waitingForPeer }
+            guard let peer, peer.isOpen else { return notAnsweringUntil != nil ? .peerNotAnswering : .connecting }
             if codeAuth.awaiting != nil { return .unproven }
             guard !peer.isPathDown, let path = peer.selectedPath else { return .pathLost }
             return .connected(path: path)

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// `chatcli receive CODE` killed -9 mid-transfer while `send` still waits:
+/// the sender says so and waits, and the same command run again rejoins,
+/// proves the code again and finishes the file from its `.part`. What the
+/// receiver says when nothing or only part of a file came, and a signal
+/// that ends a receiver whose sender was killed.
+@Suite(.serialized) struct ReceiveAgainTests {
+    static func makeFile(_ dir: String, size: Int) throws -> String {
+        let path = dir + "/big.bin"
+        try Data(FileTransferTests.pattern(size, seed: 25)).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    static func partSize(_ path: String) -> Int {
+        (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+    }
+
+    /// Waits until the receiver's `.part` holds `target` bytes.
+    static func waitForPart(_ path: String, _ target: Int, timeout: TimeInterval = 120) -> Int {
+        let deadline = Date() + timeout
+        var reached = 0
+        while Date() < deadline {
+            reached = partSize(path)
+            if reached >= target { break }
+            usleep(1_000)
+        }
+        return reached
+    }
+
+    static func transferDone(_ p: ChildProcess) throws -> [String: Any] {
+        let line = try #require(p.stdout.first { $0.hasPrefix(#"{"event":"transfer_done""#) }, "\(p.transcript)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+
+    @Test func theSameReceiveCommandRunAgainAfterKillNineContinuesFromThePartFile() throws {
+        let server = try ServerProcess()
+        let dir = Harness.temporaryDirectory()
+        let size = 150_000_000
+        let file = try Self.makeFile(dir, size: size)
+        let out = dir + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let sender = try ChildProcess.chatcli(["send", file, "--server", server.url], name: "sender")
+        let shown = sender.waitForLine(stderr: true, timeout: 20) { $0.contains("chatcli receive ") }
+        let command = try #require(shown.flatMap { $0.components(separatedBy: "chatcli receive ").last }, "\(sender.transcript)")
+        let code = try #require(command.split(separator: " ").first.map(String.init))
+        let receive = ["receive", code, "--out", out, "--yes", "--server", server.url, "--json"]
+        let first = try ChildProcess.chatcli(receive, name: "receiver")
+        let reached = Self.waitForPart(out + "/big.bin.part", size * 4 / 10)
+        #expect(reached >= size * 4 / 10, "\(first.transcript)")
+        first.signal(SIGKILL)
+        _ = first.waitForExit()
+
+        // The sender notices and says what brings the receiver back.
+        let noticed = sender.waitForLine(stderr: true, timeout: 20) { $0.contains("the receiver lost its connection") }
+        #expect(noticed?.contains("chatcli receive \(code)") == true, "\(sender.transcript)")
+        let kept = Self.partSize(out + "/big.bin.part")
+
+        let again = try ChildProcess.chatcli(receive, name: "receiver again")
+        #expect(again.waitForExit(timeout: 120) == 0, "\(again.transcript)")
+        #expect(sender.waitForExit(timeout: 30) == 0, "\(sender.transcript)")
+        #expect(FileTransferTests.bytes(out + "/big.bin") == FileTransferTests.bytes(file))
+        let done = try Self.transferDone(again)
+        let crossed = done["bytes_transferred"] as? Int ?? size
+        #expect((done["bytes_resumed"] as? Int ?? 0) >= kept - (4 << 20), "\(done)")
+        #expect(crossed < size - kept + (8 << 20), "well under the whole file crossed again: \(crossed) of \(size)")
+        #expect(!FileManager.default.fileExists(atPath: out + "/.chatcli-receive-" + code.prefix(6)), "nothing left to rejoin")
+        #expect(!sender.stderr.contains { $0.contains("what you type") || $0.contains("You left the chat") }, "\(sender.transcript)")
+    }
+
+    @Test func aDeclinedOfferIsNotCalledAPeerThatSentNothing() throws {
+        let server = try ServerProcess()
+        let dir = Harness.temporaryDirectory()
+        let file = try Self.makeFile(dir, size: 1000)
+        let sender = try ChildProcess.chatcli(["send", file, "--server", server.url, "--json"], name: "sender")
+        let receiver = try ChildProcess.chatcli(["receive", try FileTransferTests.code(sender), "--out", dir, "--server", server.url],
+                                                name: "receiver")
+        receiver.closeInput()   // no terminal to ask, no --yes: declined
+        #expect(receiver.waitForExit(timeout: 30) == 1, "\(receiver.transcript)")
+        #expect(!receiver.stderr.contains { $0.contains("without sending anything") }, "\(receiver.transcript)")
+        #expect(receiver.stderr.contains { $0.contains("declined") }, "\(receiver.transcript)")
+    }
+
+    @Test func aWrongCodeIsOneSentence() throws {
+        let server = try ServerProcess()
+        let dir = Harness.temporaryDirectory()
+        let receiver = try ChildProcess.chatcli(["receive", "000000-brave-calm", "--out", dir, "--server", server.url], name: "receiver")
+        #expect(receiver.waitForExit(timeout: 30) == 1, "\(receiver.transcript)")
+        #expect(receiver.stderr.filter { $0.hasPrefix("chatcli:") }.count == 1, "\(receiver.transcript)")
+        #expect(!receiver.stderr.contains { $0.contains("without sending anything") }, "\(receiver.transcript)")
+    }
+}
