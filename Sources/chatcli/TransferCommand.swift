@@ -196,7 +196,10 @@ enum TransferCommand {
             case .offered, .sending: said.offers += 1
             case .accepted: said.accepted += 1
             case .finished(_, _, _, let mismatches, _, _): if mismatches == 0 { result.finished += 1 } else { result.failed += 1 }
-            case .failed, .declined: result.failed += 1
+            case .failed: result.failed += 1
+            case .declined:
+                result.failed += 1
+                said.declined += 1
             case .progress(_, _, let done, _, _, _) where done > 0: said.partial = true
             default: break
             }

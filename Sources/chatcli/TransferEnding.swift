@@ -13,6 +13,8 @@ struct TransferEnding {
     var accepted = 0
     var finished = 0
     var failed = 0
+    /// Offers the peer declined: nothing to continue.
+    var declined = 0
     /// An error event already said why the session ended (a wrong code, a failed PAKE).
     var errorShown = false
     var peerLeft = false
@@ -54,7 +56,8 @@ struct TransferEnding {
         return isSender ? senderClosing(interrupted: interrupted) : receiverClosing(interrupted: interrupted)
     }
 
-    private var unfinished: Bool { offers > finished + failed }
+    /// Offers that neither arrived nor were declined (failed ones included: what arrived of them is kept).
+    private var unfinished: Bool { offers > finished + declined }
 
     private func senderClosing(interrupted: Bool) -> String? {
         guard unfinished else { return nil }

@@ -3,9 +3,8 @@ import Testing
 
 /// `chatcli receive CODE` killed -9 mid-transfer while `send` still waits:
 /// the sender says so and waits, and the same command run again rejoins,
-/// proves the code again and finishes the file from its `.part`. What the
-/// receiver says when nothing or only part of a file came, and a signal
-/// that ends a receiver whose sender was killed.
+/// proves the code again and finishes the file from its `.part`. What each
+/// side says when nothing, or only part of a file, came.
 @Suite(.serialized) struct ReceiveAgainTests {
     /// Random-looking bytes up front (so a wrong offset shows), then a sparse tail made at once.
     static func makeFile(_ dir: String, size: Int) throws -> String {
@@ -91,5 +90,49 @@ import Testing
         #expect(receiver.waitForExit(timeout: 30) == 1, "\(receiver.transcript)")
         #expect(receiver.stderr.filter { $0.hasPrefix("chatcli:") }.count == 1, "\(receiver.transcript)")
         #expect(!receiver.stderr.contains { $0.contains("without sending anything") }, "\(receiver.transcript)")
+    }
+
+    /// A transfer under way between `send` and `receive --yes` into `out`, the receiver's `.part` past a tenth.
+    static func midTransfer(_ server: ServerProcess, _ dir: String, out: String, json: Bool)
+        throws -> (sender: ChildProcess, receiver: ChildProcess, size: Int) {
+        let size = 1_000_000_000
+        let file = try makeFile(dir, size: size)
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let sender = try ChildProcess.chatcli(["send", file, "--server", server.url, "--json"], name: "sender")
+        let receiver = try ChildProcess.chatcli(["receive", try FileTransferTests.code(sender), "--out", out, "--yes", "--server", server.url]
+                                                + (json ? ["--json"] : []), name: "receiver")
+        #expect(waitForPart(out + "/big.bin.part", size / 10) >= size / 10, "\(receiver.transcript)")
+        return (sender, receiver, size)
+    }
+
+    @Test func aReceiverStoppedWithAPartFileIsToldHowToContinue() throws {
+        let server = try ServerProcess()
+        let dir = Harness.temporaryDirectory()
+        let (sender, receiver, _) = try Self.midTransfer(server, dir, out: dir + "/out", json: false)
+        defer { sender.signal(SIGKILL) }
+        receiver.signal(SIGINT)
+        #expect(receiver.waitForExit(timeout: 15) == 130, "\(receiver.transcript)")
+        let hint = receiver.stderr.first { $0.contains(".part files in \(dir)/out") }
+        #expect(hint?.contains("chatcli receive NEWCODE --out \(dir)/out' continues from there") == true, "\(receiver.transcript)")
+        // The sender had its offer accepted: a new `send` is what continues it, never "the same commands".
+        #expect(sender.waitForExit(timeout: 15) == 1, "\(sender.transcript)")
+        #expect(sender.stderr.contains { $0.contains("run 'chatcli send' again") }, "\(sender.transcript)")
+        #expect(!sender.stderr.contains { $0.contains("same commands") }, "\(sender.transcript)")
+    }
+
+    @Test func aSenderWhoseOfferWasNeverAcceptedPromisesNoResume() throws {
+        let server = try ServerProcess()
+        let dir = Harness.temporaryDirectory()
+        let file = try Self.makeFile(dir, size: 1000)
+        let sender = try ChildProcess.chatcli(["send", file, "--server", server.url], name: "sender")
+        let shown = sender.waitForLine(stderr: true, timeout: 20) { $0.contains("chatcli receive ") }
+        let code = try #require(shown.flatMap { $0.components(separatedBy: "chatcli receive ").last?.split(separator: " ").first }.map(String.init))
+        let receiver = try ChildProcess.chatcli(["receive", code, "--out", dir, "--server", server.url], name: "receiver")
+        receiver.closeInput()   // declined: no terminal to ask
+        #expect(receiver.waitForExit(timeout: 30) == 1, "\(receiver.transcript)")
+        #expect(sender.waitForExit(timeout: 30) == 1, "\(sender.transcript)")
+        #expect(sender.stderr.contains { $0.contains("declined") }, "\(sender.transcript)")
+        #expect(!sender.stderr.contains { $0.contains("resume") || $0.contains("again") || $0.contains("You left the chat") },
+                "\(sender.transcript)")
     }
 }
