@@ -97,7 +97,7 @@ enum TransferCommand {
                 // Back in the saved room: a sender still waiting renegotiates at once; one
                 // that has gone leaves the room empty, and waiting there would be forever.
                 manager.eventLoop.schedule(after: TransferEnding.rejoinDeadline) { [weak manager] in
-                    guard let manager, !manager.phase.isConnected, manager.phase != .leaving else { return }
+                    guard let manager, manager.phase == .waitingForPeer else { return }
                     manager.leaveNow()
                 }
             }

@@ -93,14 +93,14 @@ import Testing
     }
 
     /// A transfer under way between `send` and `receive --yes` into `out`, the receiver's `.part` past a tenth.
-    static func midTransfer(_ server: ServerProcess, _ dir: String, out: String, json: Bool)
+    static func midTransfer(_ server: ServerProcess, _ dir: String, out: String)
         throws -> (sender: ChildProcess, receiver: ChildProcess, size: Int) {
         let size = 1_000_000_000
         let file = try makeFile(dir, size: size)
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
         let sender = try ChildProcess.chatcli(["send", file, "--server", server.url, "--json"], name: "sender")
-        let receiver = try ChildProcess.chatcli(["receive", try FileTransferTests.code(sender), "--out", out, "--yes", "--server", server.url]
-                                                + (json ? ["--json"] : []), name: "receiver")
+        let receiver = try ChildProcess.chatcli(["receive", try FileTransferTests.code(sender), "--out", out, "--yes", "--server", server.url],
+                                                name: "receiver")
         #expect(waitForPart(out + "/big.bin.part", size / 10) >= size / 10, "\(receiver.transcript)")
         return (sender, receiver, size)
     }
@@ -108,7 +108,7 @@ import Testing
     @Test func aReceiverStoppedWithAPartFileIsToldHowToContinue() throws {
         let server = try ServerProcess()
         let dir = Harness.temporaryDirectory()
-        let (sender, receiver, _) = try Self.midTransfer(server, dir, out: dir + "/out", json: false)
+        let (sender, receiver, _) = try Self.midTransfer(server, dir, out: dir + "/out")
         defer { sender.signal(SIGKILL) }
         receiver.signal(SIGINT)
         #expect(receiver.waitForExit(timeout: 15) == 130, "\(receiver.transcript)")
@@ -135,4 +135,28 @@ import Testing
         #expect(!sender.stderr.contains { $0.contains("resume") || $0.contains("again") || $0.contains("You left the chat") },
                 "\(sender.transcript)")
     }
+
+    @Test func aRerunAfterTheSenderLeftIsToldToAskForANewSend() throws {
+        let server = try ServerProcess()
+        let dir = Harness.temporaryDirectory()
+        let out = dir + "/out"
+        let file = try Self.makeFile(dir, size: 1_000_000_000)
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let sender = try ChildProcess.chatcli(["send", file, "--server", server.url, "--json"], name: "sender")
+        let receive = ["receive", try FileTransferTests.code(sender), "--out", out, "--yes", "--server", server.url]
+        let first = try ChildProcess.chatcli(receive, name: "receiver")
+        #expect(Self.waitForPart(out + "/big.bin.part", 10_000_000) >= 10_000_000, "\(first.transcript)")
+        first.signal(SIGKILL)
+        _ = first.waitForExit()
+        #expect(sender.waitForEvent("peer_away", timeout: 20) != nil, "\(sender.transcript)")
+        sender.signal(SIGTERM)
+        #expect(sender.waitForExit(timeout: 10) == 143, "\(sender.transcript)")
+
+        let again = try ChildProcess.chatcli(receive, name: "receiver again")
+        #expect(again.waitForExit(timeout: 60) == 1, "\(again.transcript)")
+        let told = again.stderr.first { $0.contains("the sender is no longer waiting for this code") }
+        #expect(told?.contains("'chatcli receive NEWCODE --out \(out)' continues from there") == true, "\(again.transcript)")
+        #expect(!FileManager.default.fileExists(atPath: out + "/.chatcli-receive-" + receive[1].prefix(6)))
+    }
 }
+
