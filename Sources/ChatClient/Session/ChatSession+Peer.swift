@@ -7,7 +7,8 @@ import Wire
 /// initiator offers; candidates trickle both ways and are held until the
 /// remote description exists), then the chat channel and delivery.
 extension ChatSession {
-    func roomReady(isInitiator: Bool) {
+    /// `peerReturned`: the peer was away (`peer_disconnected`) and is back.
+    func roomReady(isInitiator: Bool, peerReturned: Bool) {
         // A peer that comes back may be a new process (`chatcli resume`) with no
         // connection at all: the initiator that stayed renegotiates. From the
         // offerer of a live DTLS session that is an ICE restart (nothing in
@@ -16,8 +17,7 @@ extension ChatSession {
         // A path that is down may lead to a new process we were never told
         // about (its crash was lost in a server restart): renegotiate too.
         isRoomInitiator = isInitiator
-        let renegotiate = isInitiator && (peerRejoining || (peer?.isPathDown ?? false))
-        peerRejoining = false
+        let renegotiate = isInitiator && (peerReturned || (peer?.isPathDown ?? false))
         if let peer, peer.isOpen {
             if peer.isOfferer, peer.canRestartICE, renegotiate || peer.isPathDown {
                 sendRestartOffer()
@@ -92,7 +92,7 @@ extension ChatSession {
             } catch PeerConnectionError.certificateChanged {
                 // The peer started over (a new process): a new connection.
                 closePeer()
-                roomReady(isInitiator: true)
+                roomReady(isInitiator: true, peerReturned: false)
             } catch {
                 fail(.peerUnusable(error.description))
             }

@@ -12,7 +12,7 @@ extension ChatSession {
 
     /// The connection is still being set up with a peer that is in the room.
     var awaitsPeerConnection: Bool {
-        guard case .inRoom(_, true) = state, peerPresent else { return false }
+        guard case .inRoom(_, true) = state, presence == .present else { return false }
         return !(peer?.isOpen ?? false)
     }
 

@@ -61,6 +61,18 @@ public final class ChatSession {
         }
     }
 
+    /// The peer in the room, as the server reports it.
+    enum PeerPresence: Equatable {
+        /// Not in the room with us yet (this process has not seen `room_ready`).
+        case notYet
+        /// In the room (`room_ready`, no departure since).
+        case present
+        /// Its socket dropped (`peer_disconnected`): it may come back, as a new process too (`chatcli resume`).
+        case away
+        /// It left the chat for good (`peer_left`, or its channel closed).
+        case left
+    }
+
     enum State: Equatable {
         case pairing
         case waitingForPeer(code: String)
@@ -93,13 +105,10 @@ public final class ChatSession {
     var roomFullSince: Duration?
     /// The room's expiry as the server gave it, when known.
     public internal(set) var expires: String?
-    /// The peer is in the room (room_ready seen, no departure since).
-    var peerPresent = false
-    /// The peer's socket dropped; it may come back as a new process (`chatcli resume`).
-    var peerRejoining = false
+    /// Where the peer is, as the room tells it (one value, not three flags).
+    var presence = PeerPresence.notYet
     var serverLost = false
     var sessionClosed = false
-    var peerHasLeft = false
 
     // The peer connection.
     var peer: (any PeerTransport)?
@@ -270,9 +279,9 @@ public final class ChatSession {
         case .peerGone: return .peerLeft
         case .leaving, .finished: return .leaving
         case .joiningRoom, .inRoom:
-            if peerRejoining { return .peerAway }
+            if presence == .away { return .peerAway }
             // In the room alone (a resumed chat whose peer is not back, or left meanwhile): not connecting to anyone.
-            if case .inRoom(_, false) = state, !peerPresent, peer == nil, !creatingPeer { return .waitingForPeer }
+            if case .inRoom(_, false) = state, presence != .present, peer == nil, !creatingPeer { return .waitingForPeer }
             guard let peer, peer.isOpen else { return notAnsweringUntil != nil ? .peerNotAnswering : .connecting }
             if codeAuth.awaiting != nil { return .unproven }
             guard !peer.isPathDown, let path = peer.selectedPath else { return .pathLost }
