@@ -92,7 +92,7 @@ public enum ClientError: Error, Equatable, Sendable {
         case .codeNotFound:
             return "No chat is waiting for that code: it may be mistyped, expired, or already used. Ask your peer for a new code."
         case .codeAlreadyUsed:
-            return "Someone has already joined with that code. Ask your peer to run 'chatcli create' for a new one."
+            return "Someone has already joined with that code. Ask your peer for a new one ('chatcli create' for a chat, 'chatcli send' for files)."
         case .codeExpired:
             return "The code expired before anyone joined. Run 'chatcli create' for a new one."
         case .rateLimited(let retry):
