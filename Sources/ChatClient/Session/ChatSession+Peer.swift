@@ -37,20 +37,20 @@ extension ChatSession {
     }
 
     func requestPeer(isOfferer: Bool) {
-        creatingPeer = true
-        peerRequest += 1
-        actions.append(.createPeer(request: peerRequest, isOfferer: isOfferer, iceServers: iceServers))
+        peerRequests += 1
+        peerBeingCreated = peerRequests
+        actions.append(.createPeer(request: peerRequests, isOfferer: isOfferer, iceServers: iceServers))
     }
 
     /// The driver made the connection `createPeer` asked for (a stale
     /// request's, superseded meanwhile, is released).
     public func peerCreated(_ transport: any PeerTransport, request: Int, now: Duration) {
         advance(now)
-        guard request == peerRequest, creatingPeer, currentRoomID != nil else {
+        guard request == peerBeingCreated, currentRoomID != nil else {
             actions.append(.shutDownPeer(transport))
             return
         }
-        creatingPeer = false
+        peerBeingCreated = nil
         peer = transport
         if transport.isOfferer {
             actions.append(.signaling(.send(.offer(sdp: transport.createOffer()))))
@@ -66,7 +66,7 @@ extension ChatSession {
 
     public func peerCreationFailed(_ error: ClientError, now: Duration) {
         advance(now)
-        creatingPeer = false
+        peerBeingCreated = nil
         fail(error)
     }
 
@@ -98,7 +98,7 @@ extension ChatSession {
             }
         case MessageType.iceCandidate:
             guard let candidate = ICECandidatePayload(json: payload) else { return }
-            if let peer, !creatingPeer {
+            if let peer, peerBeingCreated == nil {
                 peer.addRemoteCandidate(candidate.candidate)
             } else {
                 earlyCandidates.append(candidate.candidate)
@@ -173,7 +173,6 @@ extension ChatSession {
             heardFromPeer()   // its connectivity checks answered
             emit(.ice(path: pair.path, local: pair.local.summary, remote: pair.remote.summary, rttMilliseconds: pair.rttMilliseconds))
         case .connected(let info):
-            everConnected = true
             heardFromPeer()
             pendingHello = outbox.connectionOpened()
             inbox.connectionOpened()

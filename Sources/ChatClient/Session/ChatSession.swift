@@ -112,8 +112,10 @@ public final class ChatSession {
 
     // The peer connection.
     var peer: (any PeerTransport)?
-    var creatingPeer = false
-    var peerRequest = 0
+    /// The connection asked of the driver (`createPeer`) and not made yet:
+    /// its request number (an answer to an older one is stale).
+    var peerBeingCreated: Int?
+    var peerRequests = 0
     /// The room's initiator role, from the last `room_ready`.
     var isRoomInitiator = false
     /// When our offer (fresh or an ICE restart) went out and no answer has
@@ -123,7 +125,6 @@ public final class ChatSession {
     var earlyOffer: String?
     var pathDownSince: Duration?
     var restartBackoff = Backoff(base: .seconds(1), cap: .seconds(15))
-    var everConnected = false
     /// The last word from the peer while connecting, and the deadline once it was told it is not answering (ChatSession+Silence).
     var lastHeardFromPeer: Duration?
     var notAnsweringUntil: Duration?
@@ -281,7 +282,7 @@ public final class ChatSession {
         case .joiningRoom, .inRoom:
             if presence == .away { return .peerAway }
             // In the room alone (a resumed chat whose peer is not back, or left meanwhile): not connecting to anyone.
-            if case .inRoom(_, false) = state, presence != .present, peer == nil, !creatingPeer { return .waitingForPeer }
+            if case .inRoom(_, false) = state, presence != .present, peer == nil, peerBeingCreated == nil { return .waitingForPeer }
             guard let peer, peer.isOpen else { return notAnsweringUntil != nil ? .peerNotAnswering : .connecting }
             if codeAuth.awaiting != nil { return .unproven }
             guard !peer.isPathDown, let path = peer.selectedPath else { return .pathLost }
