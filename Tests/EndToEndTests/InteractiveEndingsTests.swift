@@ -39,6 +39,12 @@ struct InteractiveEndingsTests {
         alice.enter("/send \(dir)/big.bin")
         let moving = bob.waitFor(timeout: 60) { _ in bob.promptLine.range(of: #"↓ #1 big\.bin \d+% "#, options: .regularExpression) != nil }
         #expect(moving.ok, "\(bob.promptLine)")
+        bob.enter("/status")
+        let during = bob.waitFor("Room expires:")
+        #expect(during.screen.contains("Path: direct"), "connected and moving a file: \(during.screen)")
+        #expect(during.screen.range(of: #"Files: sent 0 bytes, received [1-9]"#, options: .regularExpression) != nil, "\(during.screen)")
+        bob.enter("/clear")
+        #expect(bob.waitFor { !$0.contains("Room expires:") }.ok, "the next /status is read afresh")
 
         alice.enter("/leave")
         #expect(alice.waitForExit() == 0, "\(alice.screen())")
