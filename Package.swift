@@ -80,7 +80,7 @@ let package = Package(
         .testTarget(name: "SignalingServerTests", dependencies: [
             "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport", "DTLS", "PAKE",
         ]),
-        .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "STUN", "Wire", "TestSupport"]),
+        .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "STUN", "Wire", "TestSupport", "Runtime"]),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal", "ChatClient", "TestSupport"]),
         .testTarget(name: "ChatSessionTests", dependencies: [
             "ChatClient", "SignalingServer", "Signaling", "HTTP1", "PeerConnection", "ICE", "PAKE", "TestSupport",

@@ -1,7 +1,7 @@
 import PeerConnection
 import Wire
 
-/// What a chat session reports to its user: printed as PROTOCOL §4 JSON lines
+/// What a chat session reports to its user: printed as `--json` lines (WireProtocol.md §4)
 /// with `--json`, or as sentences for a person.
 public enum ChatEvent: Equatable, Sendable {
     /// `server`: the URL the peer must pass with `--server`, when not the default.
@@ -14,6 +14,10 @@ public enum ChatEvent: Equatable, Sendable {
     case peerAway
     /// The peer is back in the room after `peerAway` (`peer_back`).
     case peerBack
+    /// Connecting, and the peer has said nothing for `ChatSession.silenceNotice`
+    /// (frozen, asleep): chatcli gives up in `waitSeconds` unless it answers
+    /// (`{"event":"peer_not_answering","wait_s":N}`).
+    case peerNotAnswering(waitSeconds: Int)
     /// Messages typed that never reached the peer, when the chat ends
     /// (`{"event":"error","error":"undelivered","count":N}`).
     case undelivered(Int)
@@ -57,6 +61,10 @@ public enum ChatEvent: Equatable, Sendable {
             + "your peer's side was told, and the chat goes on."
     }
 
+    public static func peerNotAnsweringSentence(waitSeconds: Int) -> String {
+        "Your peer is not answering (its app may be frozen or its machine asleep): chatcli waits \(waitSeconds) s more for it, then gives up."
+    }
+
     public static func undeliveredSentence(_ n: Int) -> String {
         n == 1 ? "1 message you typed never reached your peer." : "\(n) messages you typed never reached your peer."
     }
@@ -72,6 +80,8 @@ public enum ChatEvent: Equatable, Sendable {
         case .peerLeft: return ["event": "peer_left"]
         case .peerAway: return ["event": "peer_away"]
         case .peerBack: return ["event": "peer_back"]
+        case .peerNotAnswering(let wait):
+            return ["event": "peer_not_answering", "wait_s": JSON(wait), "message": .string(Self.peerNotAnsweringSentence(waitSeconds: wait))]
         case .undelivered(let n):
             return ["event": "error", "error": "undelivered", "count": JSON(n), "message": .string(Self.undeliveredSentence(n))]
         case .error(let e): return ["event": "error", "error": .string(e.code), "message": .string(e.message)]

@@ -112,6 +112,21 @@ public final class ChatManager {
         get { session.options.unproven }
         set { session.options.unproven = newValue }
     }
+    /// The code's digits for a mode that does not carry them (`receive CODE` rejoining its saved room).
+    public var codeLocator: String? {
+        get { session.options.codeLocator }
+        set { session.options.codeLocator = newValue }
+    }
+    /// A peer back with a new certificate proves the code again (`send`).
+    public var reprovesByCode: Bool {
+        get { session.options.reprovesByCode }
+        set { session.options.reprovesByCode = newValue }
+    }
+    /// "You left the chat." when the user leaves (off for `send`/`receive`).
+    public var announcesLeave: Bool {
+        get { session.options.announcesLeave }
+        set { session.options.announcesLeave = newValue }
+    }
     public var inviteServer: String? {
         get { session.options.inviteServer }
         set { session.options.inviteServer = newValue }
@@ -224,11 +239,11 @@ public final class ChatManager {
             }
         case .createPeer(let request, let isOfferer, let entries):
             createPeer(request: request, isOfferer: isOfferer, entries: entries)
-        case .closePeer(let transport):
+        case .closePeer(let transport, let grace):
             let id = ObjectIdentifier(transport)
             guard let link = links.removeValue(forKey: id) else { break }
             closing[id] = link
-            link.close { [weak self] in
+            link.close(grace: grace) { [weak self] in
                 self?.closing[id] = nil
                 self?.stopWhenClosed()
             }
@@ -241,6 +256,8 @@ public final class ChatManager {
             onEvent(event)
             // The gate opened: file transfers held back until now may start.
             if case .connected = event { files?.service() }
+            // Nothing more can move: transfers under way failed (and leave the prompt).
+            if case .peerLeft = event { files?.peerLeft() }
         case .session(let update):
             onSession?(update)
         case .finish(let code):

@@ -15,7 +15,12 @@ public enum ClientError: Error, Equatable, Sendable {
     case roomNotFound
     case roomFull
     case server(status: Int, code: String?, action: String)
+    /// The server answered something unusable (REST, HTTP or the WebSocket upgrade).
     case protocolViolation(String)
+    /// The peer's offer or answer (its SDP) cannot be used: the peer's app is at fault, not the server.
+    case peerUnusable(String)
+    /// This machine could not provide what the connection needs (no UDP socket could be bound).
+    case localSystem(String)
     case connectionLost(String)
     case interrupted
     case peerConnectionFailed(PeerConnectionError)
@@ -29,6 +34,8 @@ public enum ClientError: Error, Equatable, Sendable {
     /// The code did not prove the peer and the script did not say
     /// `--accept-unproven`: nothing was sent or shown.
     case peerUnproven
+    /// The peer said nothing for `seconds` while the connection was set up (ChatSession+Silence).
+    case peerNotAnswering(seconds: Int)
     /// Local-network chat (`--lan`): discovery or advertising failed.
     case lan(LANFailure)
 
@@ -46,12 +53,15 @@ public enum ClientError: Error, Equatable, Sendable {
         case .roomFull: return "room_full"
         case .server: return "server_error"
         case .protocolViolation: return "protocol_error"
+        case .peerUnusable: return "peer_protocol_error"
+        case .localSystem: return "local_error"
         case .connectionLost: return "connection_lost"
         case .interrupted: return "interrupted"
         case .peerConnectionFailed, .noTURN: return "connection_failed"
         case .pakeFailed: return "pake_failed"
         case .peerChanged: return "peer_changed"
         case .peerUnproven: return "unproven_peer"
+        case .peerNotAnswering: return "peer_not_answering"
         case .lan: return "lan_failed"
         }
     }
@@ -82,7 +92,7 @@ public enum ClientError: Error, Equatable, Sendable {
         case .codeNotFound:
             return "No chat is waiting for that code: it may be mistyped, expired, or already used. Ask your peer for a new code."
         case .codeAlreadyUsed:
-            return "Someone has already joined with that code. Ask your peer to run 'chatcli create' for a new one."
+            return "Someone has already joined with that code. Ask your peer for a new one ('chatcli create' for a chat, 'chatcli send' for files)."
         case .codeExpired:
             return "The code expired before anyone joined. Run 'chatcli create' for a new one."
         case .rateLimited(let retry):
@@ -96,6 +106,10 @@ public enum ClientError: Error, Equatable, Sendable {
             return "The server could not \(action) (HTTP \(status)\(code.map { ": \($0)" } ?? ""))."
         case .protocolViolation(let what):
             return "The server answered something unexpected: \(what)."
+        case .peerUnusable(let what):
+            return "Your peer's app sent a connection description chatcli cannot use (\(what)): ask your peer to update their app, or to try chatcli."
+        case .localSystem(let what):
+            return "This machine could not set up the connection (\(what)): check that a network interface is up and that the open-file limit (ulimit -n) is not exhausted."
         case .connectionLost(let what):
             return "Lost the connection to the server: \(what)."
         case .interrupted:
@@ -115,6 +129,9 @@ public enum ClientError: Error, Equatable, Sendable {
         case .peerUnproven:
             return "The code did not prove who your peer is, so nothing was sent or shown: compare the safety words with your peer "
                 + "over a call or in person, then run again with --accept-unproven (or use the whole code, like 123456-brave-calm)."
+        case .peerNotAnswering(let seconds):
+            return "Your peer stopped answering while connecting and said nothing for \(seconds) s (its app may be frozen or its machine asleep), "
+                + "so chatcli gave up: ask your peer whether chatcli still runs there, then start again."
         case .lan(let failure):
             return failure.sentence
         }

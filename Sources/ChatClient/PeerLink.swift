@@ -39,7 +39,7 @@ public final class PeerLink {
             guard let (base, socket) = Self.bind(address, loop: loop) else { continue }
             bound[base] = socket
         }
-        guard !bound.isEmpty else { throw .protocolViolation("no local address could be bound for UDP") }
+        guard !bound.isEmpty else { throw .localSystem("no local address could be bound for UDP") }
         var config = PeerConnectionConfig()
         config.stunServers = Self.stunServers(stunServers.compactMap { STUNAddress($0) }, probing: hardNATProbing)
         config.turnServers = turnServers
@@ -54,7 +54,7 @@ public final class PeerLink {
                                             config: config, now: loop.now.duration)
         } catch {
             for socket in bound.values { socket.close() }
-            throw .protocolViolation(error.description)
+            throw .localSystem(error.description)
         }
         for (base, socket) in bound { listen(socket, on: base) }
         listenToTURNStreams()

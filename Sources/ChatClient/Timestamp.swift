@@ -41,6 +41,13 @@ public enum Timestamp {
     /// `YYYY-MM-DD HH:MM` in the local time zone.
     public static func local(_ seconds: Int) -> String { format(seconds, "%Y-%m-%d %H:%M", local: true) }
 
+    /// `HH:MM:SS` in the local time zone, `seconds` from now (a deadline shown to the person).
+    public static func local(afterSeconds seconds: Int) -> String? {
+        var now = timespec()
+        guard clock_gettime(CLOCK_REALTIME, &now) == 0 else { return nil }
+        return format(Int(now.tv_sec) + seconds, "%H:%M:%S", local: true)
+    }
+
     private static func format(_ seconds: Int, _ pattern: String, local: Bool) -> String {
         var t = time_t(seconds)
         var tm = Glibc.tm()

@@ -1,7 +1,7 @@
 import ICE
 import SCTP
 
-/// The optional `ctl` channel (PROTOCOL §3): JSON extras such as display
+/// The optional `ctl` channel (WireProtocol.md §3): JSON extras such as display
 /// names, next to `chat`. Only the offerer opens it, right after `chat`, so
 /// there is never a second one from a crossing OPEN; as the offerer is the
 /// DTLS server (it offers `actpass`, we answer `active`), both channels get

@@ -5,7 +5,7 @@ import SDP
 import STUN
 import Wire
 
-/// A WebRTC data-channel peer connection (PROTOCOL §3) as one sans-IO state
+/// A WebRTC data-channel peer connection (WireProtocol.md §3) as one sans-IO state
 /// machine: ICE finds a path, DTLS 1.2 secures it (the peer's certificate must
 /// match its SDP fingerprint), SCTP carries the `chat` channel (DCEP). The
 /// runtime feeds datagrams and time in and sends what `pollTransmit` returns;

@@ -15,9 +15,9 @@ public struct PeerConnectionConfig: Sendable {
     /// this size (at most 2^14, one DTLS record); `mtu` alone keeps every
     /// packet at the base size, as on the internet path it assumes.
     public var maxPacketSize = 16_384
-    /// The chat channel (PROTOCOL §3).
+    /// The chat channel (WireProtocol.md §3).
     public var channelLabel = "chat"
-    /// The optional extras channel (PROTOCOL §3), opened by the offerer after `chat`.
+    /// The optional extras channel (WireProtocol.md §3), opened by the offerer after `chat`.
     public var controlChannelLabel = "ctl"
     /// The DTLS certificate to present (a saved session's, so that its peer
     /// sees the same fingerprint again); nil: a fresh one per connection.
@@ -29,7 +29,7 @@ public struct PeerConnectionConfig: Sendable {
 
 /// What the selected path looks like, for the `connected` event and `/status`.
 public struct ConnectionInfo: Sendable, Equatable {
-    /// `host`, `srflx`, `prflx` or `relay` (PROTOCOL §4).
+    /// `host`, `srflx`, `prflx` or `relay` (WireProtocol.md §4).
     public var path: String
     public var local: String
     public var remote: String

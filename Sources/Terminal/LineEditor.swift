@@ -148,15 +148,6 @@ public final class LineEditor {
         rl_redisplay()
     }
 
-    /// Puts `text` back on the input line, the cursor at its end: a line
-    /// that could not be used is not lost (call it from `onLine`).
-    public func putBack(_ text: String) {
-        guard installed else { return }
-        rl_replace_line(text, 0)
-        cshims_rl_set_point(cshims_rl_end())
-        rl_redisplay()
-    }
-
     /// Ctrl-C: drop the half-typed line (and any half-read key sequence or
     /// history edit) and start a fresh one.
     public func clearLine() {

@@ -95,7 +95,19 @@ enum ChatCommand {
             return 1
         }
 
-        let manager = ChatManager(loop: loop, connector: connector, mode: mode, onEvent: printer.emit)
+        var onEvent: (ChatEvent) -> Void = printer.emit
+        #if DEBUG
+        // The test build only (not in release builds): freeze this process the moment
+        // its peer is in the room, before it answers anything, as a closed laptop lid
+        // would; the end-to-end test of `peer_not_answering` resumes it with SIGCONT.
+        if environment("CHATCLI_TEST_FREEZE_AT_PEER_JOINED") != nil {
+            onEvent = { event in
+                printer.emit(event)
+                if case .peerJoined = event { raise(SIGSTOP) }
+            }
+        }
+        #endif
+        let manager = ChatManager(loop: loop, connector: connector, mode: mode, onEvent: onEvent)
         if environment("CHATCLI_DEBUG_SESSION") != nil { manager.trace = { Output.write($0 + "\n", to: 2) } }
         manager.certificate = certificate
         manager.pinnedPeer = identity.pinnedPeer

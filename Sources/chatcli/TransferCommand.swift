@@ -53,7 +53,8 @@ enum TransferCommand {
         files.corruptChunk = ChatCommand.environment("CHATCLI_TEST_CORRUPT_CHUNK").flatMap { Int($0) }
         #endif
         var outcome = Outcome(expected: sources.count)
-        return run(mode: .create(expiresIn: seconds), args: args, eventsFD: 1, files: files, outcome: &outcome) { manager in
+        var ending = TransferEnding(isSender: true)
+        return run(mode: .create(expiresIn: seconds), args: args, eventsFD: 1, files: files, outcome: &outcome, ending: &ending) { manager in
             for (source, skipped) in sources { files.send(source, skipped: skipped) }
         } onUpdate: { update, manager in
             switch update {
@@ -76,18 +77,42 @@ enum TransferCommand {
             guard stat(out, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return usage("--out \(out): no such folder") }
         }
         let overwrite = args.has("overwrite")
+        // The whole code as typed: a rerun of the same command finds the room it saved (ReceiveResume).
+        let wholeCode = pairing.secret.map { "\(code)-\($0)" }
+        let saved = wholeCode.flatMap { toStdout ? nil : ReceiveResume.load(directory: out, locator: code, code: $0) }
         let files = FileTransfers { _ -> TransferSink in WriteBehindSink(toStdout ? StreamSink(fd: 1) : DiskSink(directory: out, overwrite: overwrite)) }
         files.autoAccept = args.has("yes")
         let asker = OfferQuestion(files: files)
         var outcome = Outcome(expected: nil)
+        var ending = TransferEnding(isSender: false, code: wholeCode ?? code, directory: out)
+        ending.rejoining = saved != nil
+        let mode: ChatManager.Mode = saved.map { .resumeRoom(roomID: $0.roomID, deviceID: $0.deviceID) } ?? .join(code: code)
         // With --out -, standard output carries the file: events go to stderr.
-        return run(mode: .join(code: code), args: args, eventsFD: toStdout ? 2 : 1, files: files, outcome: &outcome, question: asker) { manager in
+        let status = run(mode: mode, args: args, eventsFD: toStdout ? 2 : 1, files: files, outcome: &outcome, ending: &ending,
+                         question: asker) { manager in
             asker.loop = manager
             manager.codeSecret = pairing.secret   // the whole code: the PAKE proves the sender
+            manager.codeLocator = code
+            if saved != nil {
+                // Back in the saved room: a sender still waiting renegotiates at once; one
+                // that has gone leaves the room empty, and waiting there would be forever.
+                manager.eventLoop.schedule(after: TransferEnding.rejoinDeadline) { [weak manager] in
+                    guard let manager, manager.phase == .waitingForPeer else { return }
+                    manager.leaveNow()
+                }
+            }
+            guard let wholeCode, !toStdout else { return }
+            manager.onSession = { update in
+                guard case .joined(_, let roomID, let deviceID, _) = update else { return }
+                ReceiveResume(roomID: roomID, deviceID: deviceID).save(directory: out, locator: code, code: wholeCode)
+            }
         } onUpdate: { update, manager in
             guard case .offered(let id, _) = update, !files.autoAccept, files.pendingOffers.contains(id) else { return }
             asker.ask(id)
         }
+        // Ended by itself (not killed): nothing is left to rejoin.
+        if !toStdout { ReceiveResume.remove(directory: out, locator: code) }
+        return status
     }
 
     /// How the transfers ended, for the exit status.
@@ -100,11 +125,11 @@ enum TransferCommand {
     }
 
     static func run(mode: ChatManager.Mode, args: ParsedArguments, eventsFD: Int32, files: FileTransfers, outcome: inout Outcome,
-                    question: OfferQuestion? = nil,
+                    ending: inout TransferEnding, question: OfferQuestion? = nil,
                     start: (ChatManager) -> Void, onUpdate: @escaping (FileTransfers.Update, ChatManager) -> Void) -> Int32 {
         let json = args.has("json")
         // `receive LINK`: a pasted invite link names its server; --server still wins.
-        let linkServer: String? = if case .join = mode { PairingCode(userInput: args.positionals.joined(separator: " "))?.linkServer } else { nil }
+        let linkServer: String? = if case .create = mode { nil } else { PairingCode(userInput: args.positionals.joined(separator: " "))?.linkServer }
         let serverText = args.value("server") ?? linkServer ?? ChatCommand.environment("CHATCLI_SERVER") ?? Commands.defaultServer
         guard let server = ServerURL(serverText) else {
             return usage("'\(serverText)' is not a server URL: use http://HOST:PORT or https://HOST")
@@ -122,11 +147,19 @@ enum TransferCommand {
         let printer = EventPrinter(jsonMode: json)
         let progress = TransferPrinter(jsonMode: json, jsonFD: eventsFD)
         let isSender = { if case .create = mode { true } else { false } }()
+        var said = ending
+        said.receiverCanRejoin = isSender   // every code `send` prints has a secret part
         printer.sink = { event in
             progress.clearBar()
             // A question waiting for its answer stays the last line: notices go above it.
             question?.clearLine()
             defer { question?.redraw() }
+            switch event {
+            case .error: said.errorShown = true
+            case .peerLeft: said.peerLeft = true
+            case .code(let code, _, let server): said.code = code + (server.map { " --server \($0)" } ?? "")
+            default: break
+            }
             switch event {
             case .message, .controlReady, .control: return   // no chat here
             case .code(let code, _, let server) where !json:
@@ -134,6 +167,9 @@ enum TransferCommand {
                 Output.write("Your code: \(code)\nOn the other machine, run:  chatcli receive \(code)\(option)\n", to: 2)
             case .peerLeft where !isSender:
                 return
+            case .peerAway where !json:
+                // Not the chat's "what you type waits": say what waits, and what brings the peer back.
+                Output.write((isSender ? said.receiverAway : said.senderAway) + "\n", to: 2)
             default:
                 if json {
                     if let object = event.json { Output.write(object.serialized + "\n", to: eventsFD) }
@@ -146,18 +182,34 @@ enum TransferCommand {
         manager.extraICEServers = iceServers
         manager.relayOnly = args.has("relay-only")
         manager.unprovenPolicy = args.has("accept-unproven") ? .accept : .refuse
+        // A receiver killed mid-transfer comes back as a new process (`receive CODE`
+        // again, ReceiveResume) with a new certificate: the code proves it again.
+        // Nothing is saved for a transfer, so nothing is pinned either.
+        manager.reprovesByCode = isSender
+        manager.pinsPeer = false
+        manager.announcesLeave = false
         if server.description != Commands.defaultServer { manager.inviteServer = server.description }
         files.attach(to: manager)
         var result = outcome
         files.onUpdate = { update in
+            switch update {
+            case .offered, .sending: said.offers += 1
+            case .accepted: said.accepted += 1
+            case .finished(_, _, _, let mismatches, _, _): if mismatches == 0 { result.finished += 1 } else { result.failed += 1 }
+            case .failed: result.failed += 1
+            case .declined:
+                result.failed += 1
+                said.declined += 1
+            case .progress(_, _, let done, _, _, _) where done > 0: said.partial = true
+            default: break
+            }
+            said.finished = result.finished
+            said.failed = result.failed
+            // While the peer is away nothing moves: no bar falling to 0 B/s under the sentence that says why.
+            if case .progress = update, manager.phase == .peerAway { return }
             question?.clearLine()
             progress.print(update)
             question?.redraw()
-            switch update {
-            case .finished(_, _, _, let mismatches, _, _): if mismatches == 0 { result.finished += 1 } else { result.failed += 1 }
-            case .failed, .declined: result.failed += 1
-            default: break
-            }
             onUpdate(update, manager)
             if isSender, result.allDone { manager.quit() }
         }
@@ -171,91 +223,11 @@ enum TransferCommand {
         let status = manager.run()
         progress.clearBar()
         outcome = result
+        ending = said
+        if let closing = said.closing(interrupted: status >= 128) { Output.write(closing + "\n", to: 2) }
         if status >= 128 { return status }
-        if !isSender, result.finished + result.failed == 0 {
-            Output.write("chatcli: your peer left without sending anything\n", to: 2)
-            return 1
-        }
-        if !files.isIdle {
-            Output.write("chatcli: the connection ended before the transfer did; run the same commands again to resume\n", to: 2)
-            return 1
-        }
+        if !isSender, result.finished + result.failed == 0 { return 1 }
+        if !files.isIdle { return 1 }
         return result.status
-    }
-}
-
-/// Puts each offer to the person at the terminal, one at a time (declined
-/// when standard input is not a terminal: scripts pass --yes).
-final class OfferQuestion {
-    let files: FileTransfers
-    weak var loop: ChatManager?
-    var queue: [Int] = []
-    var watch: Watch?
-    var buffer: [UInt8] = []
-
-    init(files: FileTransfers) { self.files = files }
-
-    func ask(_ id: Int) {
-        guard isatty(0) == 1, let manager = loop else {
-            files.decline(id, reason: "not accepted: the receiver runs without --yes and without a terminal to ask")
-            Output.write("chatcli: declined (no terminal to ask; pass --yes to accept offers)\n", to: 2)
-            return
-        }
-        queue.append(id)
-        if queue.count == 1 { prompt(manager) }
-    }
-
-    static let question = "Accept it? [y/N] "
-
-    /// Whether a question is on the screen, waiting for its answer.
-    var isAsking: Bool { !queue.isEmpty && watch != nil }
-
-    /// Before a notice: the question's line is cleared, so the notice takes its place…
-    func clearLine() {
-        if isAsking { Output.write("\r\u{1B}[K", to: 2) }
-    }
-
-    /// …and after it the question is asked again below, as the last line.
-    func redraw() {
-        if isAsking { Output.write(Self.question, to: 2) }
-    }
-
-    func prompt(_ manager: ChatManager) {
-        Output.write(Self.question, to: 2)
-        guard watch == nil else { return }
-        watch = try? manager.eventLoop.watchReadable(fd: 0) { [weak self] in self?.readAnswer() }
-    }
-
-    func readAnswer() {
-        var byte: UInt8 = 0
-        let n = read(0, &byte, 1)
-        guard let id = queue.first else { return }
-        if n <= 0 {
-            watch?.cancel()
-            watch = nil
-            for id in queue { files.decline(id, reason: "declined") }
-            queue = []
-            return
-        }
-        guard byte == UInt8(ascii: "\n") else { buffer.append(byte); return }
-        let answer = String(decoding: buffer, as: UTF8.self).trimmingCharacters(in: " \t\r").lowercased()
-        buffer = []
-        queue.removeFirst()
-        if answer == "y" || answer == "yes" { files.accept(id) } else { files.decline(id, reason: "declined") }
-        if queue.isEmpty {
-            watch?.cancel()
-            watch = nil
-        } else if let manager = loop {
-            prompt(manager)
-        }
-    }
-}
-
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        var s = Substring(self)
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
     }
 }

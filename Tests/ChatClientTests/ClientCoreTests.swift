@@ -1,6 +1,7 @@
 import ChatClient
 import TestSupport
 import HTTP1
+import Runtime
 import Testing
 import Wire
 
@@ -143,6 +144,24 @@ import Wire
         for e in errors {
             #expect(!e.code.isEmpty && e.code.allSatisfy { $0.isLowercase || $0 == "_" })
             #expect(e.message.hasSuffix(".") && !e.message.contains("\n"))
+        }
+    }
+
+    /// A peer's unusable SDP and a socket this machine cannot bind are not the server's fault.
+    @Test func errorsBlameWhoFailed() {
+        let peer = ClientError.peerUnusable("no fingerprint")
+        #expect(peer.message.hasPrefix("Your peer's app") && !peer.message.contains("server") && peer.code == "peer_protocol_error")
+        let local = ClientError.localSystem("no local address could be bound for UDP")
+        #expect(local.message.hasPrefix("This machine") && !local.message.contains("server") && local.code == "local_error")
+        #expect(ClientError.protocolViolation("p").message.hasPrefix("The server"))
+        // `receive` is a join too: the sentence names what a sender runs, not only `create`.
+        #expect(ClientError.codeAlreadyUsed.message.contains("'chatcli send' for files"))
+    }
+
+    @Test func aUDPSocketThatCannotBeBoundBlamesThisMachine() throws {
+        let loop = try EventLoop()
+        #expect(throws: ClientError.localSystem("no local address could be bound for UDP")) {
+            _ = try PeerLink(loop: loop, isOfferer: true, interfaces: [], stunServers: [])
         }
     }
 }

@@ -23,6 +23,8 @@ final class Client {
     var wantsSignaling = false
     var leaving = false
     var crashed = false
+    /// How long each graceful close was allowed to wait for the peer's goodbye (`closePeer`).
+    var closeGraces: [Duration] = []
 
     init(world: World, name: String, session: ChatSession, plain: Bool, certificate: String? = nil) {
         self.world = world
@@ -121,7 +123,8 @@ final class Client {
                                 isOfferer: isOfferer, speaksControl: !plain)
             peers.append(peer)
             session.peerCreated(peer, request: request, now: world.now)
-        case .closePeer(let transport):
+        case .closePeer(let transport, let grace):
+            closeGraces.append(grace)
             transport.close()
         case .shutDownPeer(let transport):
             (transport as? FakePeer)?.closed = true

@@ -75,10 +75,14 @@ import Testing
             if phase == "server down" { world.restartServer(downFor: .seconds(600)) }
         }
         let before = world.now
+        target.closeGraces = []
         target.interrupt(143)
         #expect(world.run(until: { target.status != nil }, limit: .seconds(5)))
         #expect(target.status == 143)
         #expect(world.now - before <= ChatSession.interruptLimit)
+        // The driver keeps the process for a graceful close's goodbye (which a
+        // killed or frozen peer never sends) at most this long: within the limit too.
+        #expect(target.closeGraces.allSatisfy { $0 <= ChatSession.interruptLimit }, "\(target.closeGraces)")
     }
 
     @Test func anUnreachableServerIsOneErrorAndExit1() throws {

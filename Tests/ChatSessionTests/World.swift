@@ -76,7 +76,7 @@ final class World {
     @discardableResult
     func start(_ name: String, _ mode: SessionMode, plain: Bool = false, interactive: Bool = false,
                certificate: String? = nil, pinnedPeer: PinnedPeer? = nil, pinsPeer: Bool = true,
-               unproven: UnprovenPolicy = .accept) -> Client {
+               unproven: UnprovenPolicy = .accept, code: String? = nil, reprovesByCode: Bool = false) -> Client {
         var options = ChatSession.Options(authority: "chat.test", host: "chat.test")
         var mode = mode
         // A code as printed (`123456-brave-bold`): the digits go to the server,
@@ -85,6 +85,12 @@ final class World {
             mode = .join(code: String(code.prefix(6)))
             if !plain { options.codeSecret = CodeSecret(text: String(code.dropFirst(7))) }
         }
+        // `receive CODE` run again: the whole code for a mode that does not carry it.
+        if let code {
+            options.codeLocator = String(code.prefix(6))
+            options.codeSecret = CodeSecret(text: String(code.dropFirst(7)))
+        }
+        options.reprovesByCode = reprovesByCode
         options.staysAfterPeerLeft = interactive
         options.pinnedPeer = pinnedPeer
         options.pinsPeer = pinsPeer

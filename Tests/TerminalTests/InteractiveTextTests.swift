@@ -129,4 +129,13 @@ import Testing
         #expect(early.lines.contains("Path: none yet"))
         #expect(early.lines.contains("Session: started 4s ago"))
     }
+
+    @Test func statusReportSaysWhyThePathIsGoneAndCountsFileBytes() {
+        var report = StatusReport(state: "peer left", sessionAge: .seconds(30))
+        report.pathGone = "your peer left"
+        report.fileBytes = (sent: 0, received: 405_500_000)
+        #expect(report.lines.contains("Path: none now (your peer left)"))
+        #expect(report.lines.contains("Files: sent 0 bytes, received 405.5 MB"))
+        #expect(!StatusReport(state: "connected", sessionAge: .zero).lines.contains { $0.hasPrefix("Files:") }, "only where files can move")
+    }
 }

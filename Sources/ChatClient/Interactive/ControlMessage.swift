@@ -1,6 +1,6 @@
 import Wire
 
-/// One JSON object on the `ctl` channel (PROTOCOL §3). Parsed defensively:
+/// One JSON object on the `ctl` channel (WireProtocol.md §3). Parsed defensively:
 /// anything too large, not an object, of an unknown `type` or with a bad
 /// field is nil and ignored, so newer peers can add types freely.
 public enum ControlMessage: Equatable, Sendable {

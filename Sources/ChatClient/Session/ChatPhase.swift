@@ -7,6 +7,8 @@ public enum ChatPhase: Equatable, Sendable {
     case waitingForPeer
     /// Joining the room, negotiating, ICE, DTLS, SCTP.
     case connecting
+    /// Connecting, but the peer has said nothing for a while (frozen, asleep): ChatSession+Silence.
+    case peerNotAnswering
     /// The chat channel is open over a working path (`host`, `srflx`, `prflx` or `relay`).
     case connected(path: String)
     /// The channel is open but the code did not prove the peer: nothing

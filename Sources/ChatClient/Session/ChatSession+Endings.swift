@@ -19,7 +19,7 @@ extension ChatSession {
         switch state {
         case .finished, .leaving: return
         case .joiningRoom, .inRoom:
-            if status == 0 && !peerHasLeft { emit(.progress("You left the chat.")) }
+            if status == 0 && presence != .left && options.announcesLeave { emit(.progress("You left the chat.")) }
             if !outbox.isEmpty && reportUndelivered { emit(.undelivered(outbox.undelivered)) }
             state = .leaving(status: status)
             closeSession()
@@ -69,6 +69,7 @@ extension ChatSession {
         case .holdRelease: releaseHeld()
         case .forcedExit: finish(forcedExitStatus)
         case .pakeDeadline: pakeDeadlinePassed()
+        case .peerSilence: peerSilenceDue()
         }
     }
 }

@@ -76,8 +76,12 @@ extension ChatSession {
         case .join:
             codeAuth.secret = options.codeSecret
             codeAuth.typedSecret = options.codeSecret != nil
-        case .resumeWaiting, .resumeRoom:
+        case .resumeWaiting:
             codeAuth.secret = options.codeSecret
+        case .resumeRoom:
+            // Only `receive CODE` run again has a code here: typed whole, it never falls back to unproven.
+            codeAuth.secret = options.codeSecret
+            codeAuth.typedSecret = options.codeSecret != nil && options.codeLocator != nil
         }
     }
 
@@ -91,7 +95,7 @@ extension ChatSession {
             unproven(.peerChanged)
             return
         }
-        guard codeAuth.secret != nil, !codeAuth.ran else {
+        guard codeAuth.secret != nil, !codeAuth.ran || provesNewCertificateByCode else {
             judgeWithoutPAKE()
             startPAKEIfReady()
             return
@@ -104,6 +108,13 @@ extension ChatSession {
         }
         timers.set(.pakeDeadline, at: now + Self.pakeDeadline)
         startPAKEIfReady()
+    }
+
+    /// The peer came back with another certificate than the one the code
+    /// proved, and this session proves such a peer by the code again.
+    private var provesNewCertificateByCode: Bool {
+        guard options.reprovesByCode, let proven = codeAuth.provenFingerprint else { return false }
+        return peer?.remoteCertificateFingerprint != proven
     }
 
     /// No PAKE runs on this connection (it ran on an earlier one, or there

@@ -35,6 +35,7 @@ extension ChatSession {
             state = .waitingForPeer(code: code)
             check(code: code, longPoll: true)
         case .resumeRoom(let roomID, _):
+            if let locator = options.codeLocator, options.codeSecret != nil { prepareCodeSecret(locator: locator) }
             showNotice()
             emit(.progress("Rejoining the room…"))
             joinRoom(roomID)

@@ -7,7 +7,8 @@ import Wire
 /// initiator offers; candidates trickle both ways and are held until the
 /// remote description exists), then the chat channel and delivery.
 extension ChatSession {
-    func roomReady(isInitiator: Bool) {
+    /// `peerReturned`: the peer was away (`peer_disconnected`) and is back.
+    func roomReady(isInitiator: Bool, peerReturned: Bool) {
         // A peer that comes back may be a new process (`chatcli resume`) with no
         // connection at all: the initiator that stayed renegotiates. From the
         // offerer of a live DTLS session that is an ICE restart (nothing in
@@ -16,8 +17,7 @@ extension ChatSession {
         // A path that is down may lead to a new process we were never told
         // about (its crash was lost in a server restart): renegotiate too.
         isRoomInitiator = isInitiator
-        let renegotiate = isInitiator && (peerRejoining || (peer?.isPathDown ?? false))
-        peerRejoining = false
+        let renegotiate = isInitiator && (peerReturned || (peer?.isPathDown ?? false))
         if let peer, peer.isOpen {
             if peer.isOfferer, peer.canRestartICE, renegotiate || peer.isPathDown {
                 sendRestartOffer()
@@ -37,20 +37,20 @@ extension ChatSession {
     }
 
     func requestPeer(isOfferer: Bool) {
-        creatingPeer = true
-        peerRequest += 1
-        actions.append(.createPeer(request: peerRequest, isOfferer: isOfferer, iceServers: iceServers))
+        peerRequests += 1
+        peerBeingCreated = peerRequests
+        actions.append(.createPeer(request: peerRequests, isOfferer: isOfferer, iceServers: iceServers))
     }
 
     /// The driver made the connection `createPeer` asked for (a stale
     /// request's, superseded meanwhile, is released).
     public func peerCreated(_ transport: any PeerTransport, request: Int, now: Duration) {
         advance(now)
-        guard request == peerRequest, creatingPeer, currentRoomID != nil else {
+        guard request == peerBeingCreated, currentRoomID != nil else {
             actions.append(.shutDownPeer(transport))
             return
         }
-        creatingPeer = false
+        peerBeingCreated = nil
         peer = transport
         if transport.isOfferer {
             actions.append(.signaling(.send(.offer(sdp: transport.createOffer()))))
@@ -66,7 +66,7 @@ extension ChatSession {
 
     public func peerCreationFailed(_ error: ClientError, now: Duration) {
         advance(now)
-        creatingPeer = false
+        peerBeingCreated = nil
         fail(error)
     }
 
@@ -92,13 +92,13 @@ extension ChatSession {
             } catch PeerConnectionError.certificateChanged {
                 // The peer started over (a new process): a new connection.
                 closePeer()
-                roomReady(isInitiator: true)
+                roomReady(isInitiator: true, peerReturned: false)
             } catch {
-                fail(.protocolViolation(error.description))
+                fail(.peerUnusable(error.description))
             }
         case MessageType.iceCandidate:
             guard let candidate = ICECandidatePayload(json: payload) else { return }
-            if let peer, !creatingPeer {
+            if let peer, peerBeingCreated == nil {
                 peer.addRemoteCandidate(candidate.candidate)
             } else {
                 earlyCandidates.append(candidate.candidate)
@@ -125,7 +125,7 @@ extension ChatSession {
         do {
             actions.append(.signaling(.send(.answer(sdp: try peer.acceptOffer(sdp)))))
         } catch {
-            fail(.protocolViolation(error.description))
+            fail(.peerUnusable(error.description))
         }
     }
 
@@ -134,10 +134,20 @@ extension ChatSession {
     func closePeer() {
         offerSentAt = nil
         guard let peer else { return }
-        actions.append(.closePeer(peer))
+        actions.append(.closePeer(peer, grace: closeGrace))
         connectionEnded()
         self.peer = nil
     }
+
+    /// How long a graceful close may wait for the peer's goodbye: after a
+    /// signal, only what is left of `interruptLimit`, so a peer that is gone
+    /// (killed, frozen) cannot hold the exit back.
+    var closeGrace: Duration {
+        guard let forced = timers.deadline(.forcedExit) else { return Self.closeGrace }
+        return max(.zero, forced - now)
+    }
+
+    static let closeGrace: Duration = .seconds(2)
 
     func connectionEnded() {
         if let peer, !peerSpeaksDelivery { outbox.acknowledgeTransport(count: peer.chatMessagesAcknowledged) }
@@ -160,9 +170,10 @@ extension ChatSession {
         case .endOfCandidates:
             actions.append(.signaling(.send(ICECandidatePayload(candidate: nil).message)))
         case .iceConnected(let pair):
+            heardFromPeer()   // its connectivity checks answered
             emit(.ice(path: pair.path, local: pair.local.summary, remote: pair.remote.summary, rttMilliseconds: pair.rttMilliseconds))
         case .connected(let info):
-            everConnected = true
+            heardFromPeer()
             pendingHello = outbox.connectionOpened()
             inbox.connectionOpened()
             peerSpeaksDelivery = false

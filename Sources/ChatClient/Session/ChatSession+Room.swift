@@ -44,11 +44,13 @@ extension ChatSession {
         case .roomReady(let roomID, _, let isInitiator):
             guard currentRoomID != nil else { return }
             state = .inRoom(roomID: roomID, ready: true)
-            if !peerPresent {
-                peerPresent = true
-                emit(peerRejoining ? .peerBack : .peerJoined)
+            let returned = presence == .away
+            if presence != .present {
+                presence = .present
+                emit(returned ? .peerBack : .peerJoined)
             }
-            roomReady(isInitiator: isInitiator)
+            roomReady(isInitiator: isInitiator, peerReturned: returned)
+            heardFromPeer()
         case .roomFull:
             // Inviso keeps a dead socket's seat for a while: retry with backoff.
             if roomFullSince == nil { roomFullSince = now }
@@ -62,11 +64,12 @@ extension ChatSession {
             peerLeft()
         case .relayed(let type, _, _, let payload):
             relayed(type: type, payload: .object(payload))
+            heardFromPeer()
         case .peerDisconnected:
             guard currentRoomID != nil else { return }
-            peerRejoining = true
-            peerPresent = false
+            presence = .away
             if case .inRoom(let roomID, _) = state { state = .inRoom(roomID: roomID, ready: false) }
+            armSilence()
             emit(.peerAway)
         case .error(let code):
             if code == .roomNotFound {
@@ -87,7 +90,7 @@ extension ChatSession {
         case .joiningRoom, .inRoom: break
         default: return
         }
-        peerHasLeft = true
+        presence = .left
         emit(.peerLeft)
         closeSession()
         if !outbox.isEmpty { emit(.undelivered(outbox.undelivered)) }
@@ -98,8 +101,6 @@ extension ChatSession {
         }
         // The user leaves when ready (what they were typing stays on screen).
         state = .peerGone
-        peerPresent = false
-        peerRejoining = false
         timers.cancel(.restart)
         closePeer()
         actions.append(.signaling(.leave))

@@ -34,6 +34,10 @@ public final class ChatSession {
         public var notice: String?
         /// The secret part of the code the joiner typed (`123456-brave-bold`).
         public var codeSecret: CodeSecret?
+        /// The code's six digits where the mode does not carry them: a
+        /// `receive CODE` run again rejoins its saved room (`resumeRoom`) and
+        /// proves the whole code again.
+        public var codeLocator: String?
         /// The peer's certificate pinned by the saved session (see ChatSession+Pinning).
         public var pinnedPeer: PinnedPeer?
         /// Pin the peer's certificate (false for sessions saved before identities were kept).
@@ -44,11 +48,29 @@ public final class ChatSession {
         public var fallbackSTUN = true
         /// A peer the code did not prove: refused unless a person or `--accept-unproven` accepts it (ChatSession+Trust).
         public var unproven: UnprovenPolicy = .refuse
+        /// A peer back with a new certificate proves the code again (the PAKE
+        /// runs on the new connection) instead of counting as unproven: `send`,
+        /// whose receiver comes back as a new process (`chatcli receive CODE` again).
+        public var reprovesByCode = false
+        /// Say "You left the chat." when the user leaves (not for `send`/`receive`, which have no chat).
+        public var announcesLeave = true
 
         public init(authority: String, host: String) {
             self.authority = authority
             self.host = host
         }
+    }
+
+    /// The peer in the room, as the server reports it.
+    enum PeerPresence: Equatable {
+        /// Not in the room with us yet (this process has not seen `room_ready`).
+        case notYet
+        /// In the room (`room_ready`, no departure since).
+        case present
+        /// Its socket dropped (`peer_disconnected`): it may come back, as a new process too (`chatcli resume`).
+        case away
+        /// It left the chat for good (`peer_left`, or its channel closed).
+        case left
     }
 
     enum State: Equatable {
@@ -83,18 +105,17 @@ public final class ChatSession {
     var roomFullSince: Duration?
     /// The room's expiry as the server gave it, when known.
     public internal(set) var expires: String?
-    /// The peer is in the room (room_ready seen, no departure since).
-    var peerPresent = false
-    /// The peer's socket dropped; it may come back as a new process (`chatcli resume`).
-    var peerRejoining = false
+    /// Where the peer is, as the room tells it (one value, not three flags).
+    var presence = PeerPresence.notYet
     var serverLost = false
     var sessionClosed = false
-    var peerHasLeft = false
 
     // The peer connection.
     var peer: (any PeerTransport)?
-    var creatingPeer = false
-    var peerRequest = 0
+    /// The connection asked of the driver (`createPeer`) and not made yet:
+    /// its request number (an answer to an older one is stale).
+    var peerBeingCreated: Int?
+    var peerRequests = 0
     /// The room's initiator role, from the last `room_ready`.
     var isRoomInitiator = false
     /// When our offer (fresh or an ICE restart) went out and no answer has
@@ -104,7 +125,9 @@ public final class ChatSession {
     var earlyOffer: String?
     var pathDownSince: Duration?
     var restartBackoff = Backoff(base: .seconds(1), cap: .seconds(15))
-    var everConnected = false
+    /// The last word from the peer while connecting, and the deadline once it was told it is not answering (ChatSession+Silence).
+    var lastHeardFromPeer: Duration?
+    var notAnsweringUntil: Duration?
 
     // Delivery.
     public internal(set) var outbox: Outbox
@@ -257,8 +280,10 @@ public final class ChatSession {
         case .peerGone: return .peerLeft
         case .leaving, .finished: return .leaving
         case .joiningRoom, .inRoom:
-            if peerRejoining { return .peerAway }
-            guard let peer, peer.isOpen else { return .connecting }
+            if presence == .away { return .peerAway }
+            // In the room alone (a resumed chat whose peer is not back, or left meanwhile): not connecting to anyone.
+            if case .inRoom(_, false) = state, presence != .present, peer == nil, peerBeingCreated == nil { return .waitingForPeer }
+            guard let peer, peer.isOpen else { return notAnsweringUntil != nil ? .peerNotAnswering : .connecting }
             if codeAuth.awaiting != nil { return .unproven }
             guard !peer.isPathDown, let path = peer.selectedPath else { return .pathLost }
             return .connected(path: path)

@@ -14,8 +14,9 @@ public enum SessionAction {
     /// driver, off the loop if it must); answer with `peerCreated` or
     /// `peerCreationFailed`, naming `request`.
     case createPeer(request: Int, isOfferer: Bool, iceServers: [ICEServerEntry])
-    /// Close this connection gracefully, then release its sockets and relays.
-    case closePeer(any PeerTransport)
+    /// Close this connection gracefully, then release its sockets and relays
+    /// once the peer confirmed or `grace` passed (a dead peer never confirms).
+    case closePeer(any PeerTransport, grace: Duration)
     /// Release at once (no goodbye: the peer is gone or the session ends).
     case shutDownPeer(any PeerTransport)
     /// Something for the user (printed, or drawn by the interactive chat).

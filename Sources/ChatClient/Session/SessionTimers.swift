@@ -10,6 +10,8 @@ enum SessionTimer: Hashable, CaseIterable {
     case forcedExit
     /// The peer never answered the PAKE (it does not know it, or went silent).
     case pakeDeadline
+    /// The peer has said nothing while the connection is set up (ChatSession+Silence).
+    case peerSilence
 }
 
 struct SessionTimers {
@@ -19,6 +21,7 @@ struct SessionTimers {
     mutating func cancel(_ timer: SessionTimer) { deadlines[timer] = nil }
     mutating func cancelAll() { deadlines = [:] }
     func isSet(_ timer: SessionTimer) -> Bool { deadlines[timer] != nil }
+    func deadline(_ timer: SessionTimer) -> Duration? { deadlines[timer] }
 
     var next: Duration? { deadlines.values.min() }
 

@@ -71,7 +71,7 @@ public struct ChatStyle: Sendable {
         let color: String
         switch phase {
         case .connected: color = "32"
-        case .pathLost, .peerAway, .peerLeft, .unproven: color = "31"
+        case .pathLost, .peerAway, .peerLeft, .unproven, .peerNotAnswering: color = "31"
         case .connecting where reconnecting: color = "31"
         case .leaving: color = "2"
         default: color = "33"
@@ -90,6 +90,7 @@ public struct ChatStyle: Sendable {
         case .pathLost: return "reconnecting"
         case .unproven: return "unverified peer · /verify ok to start"
         case .peerAway: return "peer away"
+        case .peerNotAnswering: return "peer not answering"
         case .peerLeft: return "peer left"
         case .connected(let path): return "connected · " + (path == "relay" ? "relay" : "direct") + (verified ? " · verified" : "")
         case .leaving: return "leaving"

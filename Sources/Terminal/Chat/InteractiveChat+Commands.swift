@@ -19,9 +19,9 @@ extension InteractiveChat {
 
     private func send(_ text: String) {
         if manager.phase == .peerLeft {
-            // Kept on the input line: the user may still want the text.
-            show(.error, "Your peer left; nothing more can be sent. /quit to leave.")
-            editor.putBack(text)
+            // Shown above the prompt, not put back into the line: a `/quit` typed
+            // next would be appended to it and sent as text again, never run.
+            show(.error, "Not sent: your peer left the chat (\"\(TerminalText.sanitize(text))\"). Type /quit to leave.")
             return
         }
         guard text.utf8.count <= ChatManager.maxMessageBytes else {
@@ -84,7 +84,10 @@ extension InteractiveChat {
         if let connection = manager.connection, let pair = connection.selectedPair {
             report.path = (pair.path, pair.local.summary, pair.remote.summary)
             report.rttMilliseconds = pair.rttMilliseconds
+        } else if everConnected {
+            report.pathGone = manager.phase == .peerLeft ? "your peer left" : manager.phase == .peerAway ? "your peer is away" : "reconnecting"
         }
+        report.fileBytes = files?.bytesMoved
         report.counters = manager.counters
         report.waiting = manager.undeliveredMessages
         report.connectedFor = connectedAt.map { now - $0 }

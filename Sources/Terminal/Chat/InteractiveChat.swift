@@ -153,7 +153,7 @@ public final class InteractiveChat {
             connected(sas: info.sas, verified: auth != .none, sentence: event.sentence ?? "")
         case .unproven(let sas, let reason):
             unproven(sas: sas, reason: reason)
-        case .peerLeft, .peerAway, .peerBack, .reconnected:
+        case .peerLeft, .peerAway, .peerBack, .peerNotAnswering, .reconnected:
             show(.important, event.sentence ?? "")
         case .error, .notSent, .refused, .undelivered:
             show(.error, event.sentence ?? "")

@@ -1,4 +1,5 @@
 import ChatClient
+import FileTransfer
 import PeerConnection
 
 /// The `/status` answer: path, candidates, round trip, counters each way,
@@ -16,6 +17,10 @@ public struct StatusReport: Sendable {
     /// The room's expiry as the server gave it (ISO 8601 UTC), when known.
     public var expires: String?
     public var peerName: String?
+    /// Why there is no path although there was one (`your peer left`, `reconnecting`); nil: none yet.
+    public var pathGone: String?
+    /// File bytes that crossed each way, when this chat moves files.
+    public var fileBytes: (sent: UInt64, received: UInt64)?
 
     public init(state: String, sessionAge: Duration) {
         self.state = state
@@ -29,17 +34,23 @@ public struct StatusReport: Sendable {
             out.append("Path: \(kind); local \(path.local), remote \(path.remote)")
             out.append("Round trip: " + (rttMilliseconds.map { "\($0) ms" } ?? "not measured yet"))
         } else {
-            out.append("Path: none yet")
+            out.append("Path: " + (pathGone.map { "none now (\($0))" } ?? "none yet"))
         }
         out.append("Sent: \(Self.count(counters.messagesSent, "message")), \(Self.count(counters.bytesSent, "byte"))"
                    + (waiting > 0 ? " (\(waiting) waiting for your peer)" : ""))
         out.append("Received: \(Self.count(counters.messagesReceived, "message")), \(Self.count(counters.bytesReceived, "byte"))")
+        if let fileBytes {
+            out.append("Files: sent \(Self.bytes(fileBytes.sent)), received \(Self.bytes(fileBytes.received))")
+        }
         out.append("Session: started \(Self.age(sessionAge)) ago" + (connectedFor.map { ", connected for \(Self.age($0))" } ?? ""))
         out.append("Room expires: " + (expires.map { TerminalText.sanitize($0) } ?? "unknown (the code's creator sees it)"))
         return out
     }
 
     static func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+
+    /// `0 bytes`, `1 byte`, then `ProgressMeter`'s units (`405.5 MB`).
+    static func bytes(_ n: UInt64) -> String { n < 1000 ? count(Int(n), "byte") : ProgressMeter.bytes(n) }
 
     /// `42s`, `5m 07s`, `2h 03m`.
     static func age(_ duration: Duration) -> String {

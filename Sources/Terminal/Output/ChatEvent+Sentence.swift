@@ -17,6 +17,9 @@ extension ChatEvent {
         case .peerLeft: return "Your peer left the chat."
         case .peerAway: return "Your peer lost its connection; what you type waits for them to come back."
         case .peerBack: return "Your peer is back."
+        case .peerNotAnswering(let wait):
+            let until = Timestamp.local(afterSeconds: wait).map { " (until \($0))" } ?? ""
+            return "Your peer is not answering (its app may be frozen or its machine asleep): chatcli waits \(wait) s more\(until), then gives up."
         case .undelivered(let n): return "chatcli: " + Self.undeliveredSentence(n)
         case .notice(let text): return text
         case .error(let e): return "chatcli: \(e.message)"
@@ -46,7 +49,7 @@ extension ChatEvent {
     /// Results go to stdout, progress and errors to stderr.
     var isResult: Bool {
         switch self {
-        case .code, .peerJoined, .peerLeft, .peerAway, .peerBack, .connected, .reconnected, .message: return true
+        case .code, .peerJoined, .peerLeft, .peerAway, .peerBack, .peerNotAnswering, .connected, .reconnected, .message: return true
         default: return false
         }
     }

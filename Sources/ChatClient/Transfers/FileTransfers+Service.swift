@@ -43,6 +43,7 @@ extension FileTransfers {
         for t in transfers.values where !t.finished && t.channel != nil {
             t.channel = nil
             if t.sender != nil, t.source?.canSeek == true {
+                countBytes(t)
                 t.sender = nil
                 waiting.append(t.id)
                 onUpdate?(.interrupted(id: t.id, .sending))
@@ -203,6 +204,7 @@ extension FileTransfers {
     func finish(_ t: Transfer, _ update: Update) {
         guard !t.finished else { return }
         t.finished = true
+        countBytes(t)
         if let manager { t.meter.record(t.done, now: manager.now, resumed: t.resumed) }
         onUpdate?(update)
         // The sender closes the channel once the receiver confirmed (or on failure); what is queued still goes out first.
@@ -211,6 +213,12 @@ extension FileTransfers {
             if let sender = t.sender { while let m = sender.pollMessage() { try? pc.send(binary: m, on: channel) } }
             if t.sender != nil || t.receiver?.isFinished == true && isFailure(update) { pc.closeChannel(channel) }
         }
+    }
+
+    /// Adds what `t`'s sender or receiver moved to the chat's totals, before it is dropped.
+    func countBytes(_ t: Transfer) {
+        bytesSentBefore += t.sender?.bytesSent ?? 0
+        bytesReceivedBefore += t.receiver?.bytesReceived ?? 0
     }
 
     func isFailure(_ update: Update) -> Bool {

@@ -137,4 +137,34 @@ public final class FileTransfers {
     }
 
     public var isIdle: Bool { transfers.values.allSatisfy(\.finished) }
+
+    /// File bytes that crossed earlier connections, or transfers now over.
+    var bytesSentBefore: UInt64 = 0
+    var bytesReceivedBefore: UInt64 = 0
+
+    /// File bytes that crossed the connection each way, over the whole chat (`/status`).
+    public var bytesMoved: (sent: UInt64, received: UInt64) {
+        var sent = bytesSentBefore, received = bytesReceivedBefore
+        for t in transfers.values where !t.finished {
+            sent += t.sender?.bytesSent ?? 0
+            received += t.receiver?.bytesReceived ?? 0
+        }
+        return (sent, received)
+    }
+
+    /// The peer left the chat: whatever was under way failed with it (and
+    /// leaves the prompt); what arrived stays as `.part` for a resume.
+    public func peerLeft() {
+        waiting = []
+        for t in transfers.values.sorted(by: { $0.id < $1.id }) where !t.finished {
+            t.sender?.channelClosed()
+            t.receiver?.channelClosed()
+            // Their own "the connection closed" failure is replaced by the reason.
+            while t.sender?.pollEvent() != nil {}
+            while t.receiver?.pollEvent() != nil {}
+            t.channel = nil
+            let kept = t.direction == .receiving && t.done > t.resumed ? "; what arrived is kept (.part) for a resume" : ""
+            finish(t, .failed(id: t.id, t.direction, reason: "your peer left the chat" + kept))
+        }
+    }
 }
