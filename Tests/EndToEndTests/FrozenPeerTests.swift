@@ -7,7 +7,7 @@ import Testing
 /// server never says it left. The creator says within seconds that the
 /// peer is not answering, with the deadline, in `--json` and in the
 /// terminal, and connects once the peer wakes (SIGCONT).
-@Suite(.serialized) struct FrozenPeerTests {
+@Suite(.ownThread, .serialized) struct FrozenPeerTests {
     static let freeze = ["CHATCLI_TEST_FREEZE_AT_PEER_JOINED": "1"]
 
     @Test func aFrozenJoinerIsAPeerNotAnsweringEventWithItsDeadline() throws {

@@ -4,7 +4,7 @@ import Testing
 /// How an interactive chat ends when the peer goes first, in real terminals
 /// (tmux): what the one left behind can still type, and what the prompt
 /// and `/status` say about a transfer the departure cut short.
-@Suite(.serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
+@Suite(.ownThread, .serialized, .enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
 struct InteractiveEndingsTests {
     @Test func aLineTypedAfterThePeerLeftIsClearedSoQuitStillWorks() throws {
         let server = try ServerProcess()
