@@ -28,11 +28,23 @@ struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         // Applied twice (a suite inside a suite): the outer thread is enough.
         guard !Self.onOwnThread else { return try await function() }
+        let asked = Self.seconds()
         let executor = await TestThreads.shared.take(first: first)
-        defer { TestThreads.shared.give(back: executor) }
+        let started = Self.seconds()
+        defer {
+            TestThreads.shared.give(back: executor)
+            // Swift Testing's own times include the wait for a thread; Tools/lib/slowest-tests reads these.
+            print(String(format: "◷ Test %@ ran %.3f seconds on its own thread (waited %.3f).", test.name, Self.seconds() - started, started - asked))
+        }
         try await Self.$onOwnThread.withValue(true) {
             try await withTaskExecutorPreference(executor) { try await function() }
         }
+    }
+
+    private static func seconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     @TaskLocal private static var onOwnThread = false
