@@ -98,7 +98,7 @@ let package = Package(
         // (built with -DCHATCLI_LIBFUZZER) or as a corpus replay; FuzzCorpusTests replay the corpora.
         .target(name: "Fuzzing", dependencies: [
             "Wire", "STUN", "TURN", "ICE", "SDP", "DTLS", "SCTP", "HTTP1", "WebSocket", "Signaling", "MDNS", "Redis",
-            "FileTransfer", "PAKE", "ChatClient", "SessionStore",
+            "FileTransfer", "PAKE", "ChatClient", "SessionStore", "PortMapping",
         ]),
         .executableTarget(name: "chatcli-fuzz", dependencies: ["Fuzzing"]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["Fuzzing", "Wire"]),
