@@ -55,7 +55,7 @@ let package = Package(
         .target(name: "FileTransfer", dependencies: ["Wire", "COpenSSL"]),
         .target(name: "ChatClient", dependencies: [
             "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "DTLS", "PeerConnection", "CSodium", "SessionStore", "PAKE",
-            "MDNS", "FileTransfer",
+            "MDNS", "FileTransfer", "PortMapping",
         ]),
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
         // The terminal side of chatcli: readline, the interactive chat, stdin lines.

@@ -13,11 +13,10 @@ extension PortMapper {
             if let answer = NATPMP.parse(bytes) { handleNATPMP(answer, now: now) }
             return
         }
-        if case .probing = state, upnpLocation == nil, config.methods.contains(.upnp),
-           let location = UPnP.parseSearchResponse(bytes, gateway: gateway) {
-            upnpLocation = location
-            offers.upnp = true
-        }
+        guard config.methods.contains(.upnp), let location = UPnP.parseSearchResponse(bytes, gateway: gateway) else { return }
+        // Recorded even once mapped by another protocol: doctor reports every one that answered.
+        offers.upnp = offers.upnp ?? true
+        if case .probing = state, upnpLocation == nil { upnpLocation = location }
     }
 
     /// A NAT-PMP-only server's answer to the PCP request (RFC 6887 §9).
@@ -58,8 +57,8 @@ extension PortMapper {
     private func handleNATPMP(_ answer: NATPMP.Answer, now: Duration) {
         switch answer {
         case .externalAddress(_, _, let ip):
-            guard case .probing = state, natPMPExternal == nil, !natPMPFailed else { return }
             offers.natPMP = true
+            guard case .probing = state, natPMPExternal == nil, !natPMPFailed else { return }
             offers.externalIP = offers.externalIP ?? ip
             guard let address = STUNAddress(ip: ip, port: 1), ExternalAddress.isUsable(address) else {
                 failure = .unreachableExternalAddress

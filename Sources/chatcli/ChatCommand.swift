@@ -105,6 +105,7 @@ enum ChatCommand {
         manager.codeSecret = secret
         manager.relayOnly = args.has("relay-only")
         manager.hardNATProbing = args.has("hard-nat-probing")
+        manager.portMapping = !args.has("no-port-mapping")
         if server.description != Commands.defaultServer { manager.inviteServer = server.description }
         printer.inviteBase = args.has("lan") ? nil : server.description   // a LAN chat's endpoint is this machine's loopback
         printer.qrCodes = EventPrinter.wantsQRCodes(json: args.has("json"))

@@ -63,6 +63,7 @@ enum Commands {
         .value("ca-file", "F", "Trust this CA (PEM) for an https:// server instead of the system store."),
         .flag("relay-only", "Connect only through the server's TURN relay: your peer never sees your IP addresses."),
         .flag("hard-nat-probing", "Experimental: against a symmetric NAT, find a direct path by probing many ports (both sides need it)."),
+        .flag("no-port-mapping", "Do not ask the router for a port mapping (PCP, NAT-PMP, UPnP) to offer as a candidate."),
         .flag("json", "Print one JSON event per line (for scripts)."),
         acceptUnproven,
         .value("auto-accept", "DIR", "Accept every file your peer sends (/send) into DIR without asking (else /accept puts it in the current folder)."),

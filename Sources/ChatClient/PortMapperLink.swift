@@ -1,0 +1,122 @@
+import Glibc
+import PortMapping
+import Runtime
+import STUN
+
+/// Runs a `PortMapper` on the event loop: a UDP socket on the LAN address
+/// for PCP, NAT-PMP and SSDP, a TCP connection per UPnP HTTP exchange, and
+/// the mapper's timer. The ICE socket's port is what gets mapped.
+final class PortMapperLink {
+    let mapper: PortMapper
+    let loop: EventLoop
+    private var socket: UDPSocket?
+    private var timer: Timer?
+    private var connections: [Int: TCPConnection] = [:]
+    private var released = false
+    var onEvent: ((PortMapperEvent) -> Void)?
+
+    /// `nil` when no IPv4 default gateway is reachable from `base`'s address.
+    init?(loop: EventLoop, base: STUNAddress, gateway: [UInt8], config: PortMapperConfig = PortMapperConfig()) {
+        guard let local = SocketAddress(ipBytes: base.ip, port: 0), let socket = try? UDPSocket(loop: loop, bind: local) else { return nil }
+        self.loop = loop
+        self.socket = socket
+        mapper = PortMapper(gateway: gateway, client: base, config: config)
+        socket.onDatagram = { [weak self] bytes, source in
+            guard let self, let from = STUNAddress(source) else { return }
+            self.mapper.handleDatagram(bytes, from: from, now: self.loop.now.duration)
+        }
+        socket.onDatagramsRead = { [weak self] in self?.pump() }
+    }
+
+    func start() {
+        mapper.start(now: loop.now.duration)
+        pump()
+    }
+
+    /// Deletes the mapping: the datagrams go out now; a UPnP delete is left
+    /// to finish on its own (the loop may stop first: then the lease ends it).
+    func release() {
+        guard !released else { return }
+        mapper.release(now: loop.now.duration)
+        pump()
+        released = true
+        timer?.cancel()
+        socket?.close()
+        socket = nil
+    }
+
+    private func pump() {
+        guard !released else { return }
+        let now = loop.now.duration
+        if let due = mapper.pollTimeout(), due <= now { mapper.handleTimeout(now: now) }
+        while let transmit = mapper.pollTransmit() {
+            switch transmit {
+            case .datagram(let bytes, let to):
+                if let destination = SocketAddress(to) { socket?.send(bytes, to: destination) }
+            case .http(let id, let to, let request):
+                exchange(id: id, with: to, request: request)
+            }
+        }
+        while let event = mapper.pollEvent() { onEvent?(event) }
+        timer?.cancel()
+        if let due = mapper.pollTimeout() {
+            timer = loop.schedule(at: Instant(max(due, now + .milliseconds(1)))) { [weak self] in self?.pump() }
+        }
+    }
+
+    /// One HTTP/1.1 exchange with `Connection: close`: the answer is what
+    /// the gateway sent until it closed, at most `UPnP.maxDocumentSize` and
+    /// a head's worth more.
+    private func exchange(id: Int, with host: STUNAddress, request: [UInt8]) {
+        guard let address = SocketAddress(host) else { return }
+        let limit = UPnP.maxDocumentSize + 16 * 1024
+        TCPConnection.connect(loop: loop, to: address, timeout: .seconds(2)) { [weak self] result in
+            guard let self else { return }
+            guard case .success(let connection) = result else {
+                self.mapper.handleHTTPResponse(nil, id: id, now: self.loop.now.duration)
+                return self.pump()
+            }
+            self.connections[id] = connection
+            var received: [UInt8] = []
+            connection.onData = { [weak self, weak connection] bytes in
+                received.append(contentsOf: bytes)
+                if received.count > limit {
+                    connection?.abort()
+                    self?.finish(id: id, nil)
+                }
+            }
+            connection.onClose = { [weak self] _ in self?.finish(id: id, received) }
+            connection.write(request)
+        }
+    }
+
+    private func finish(id: Int, _ bytes: [UInt8]?) {
+        guard connections.removeValue(forKey: id) != nil else { return }
+        if released { return }
+        mapper.handleHTTPResponse(bytes, id: id, now: loop.now.duration)
+        pump()
+    }
+}
+
+/// The IPv4 default gateway and the interface it is reached through, from
+/// the kernel's routing table (`/proc/net/route`; the lowest metric wins).
+enum DefaultGateway {
+    static func ipv4() -> (interface: String, gateway: [UInt8])? {
+        var best: (interface: String, gateway: [UInt8], metric: Int)?
+        for route in DefaultRoutes.read() {
+            let fields = route.split(separator: " ")
+            // "interface gateway metric"; IPv4 gateways are 8 hex digits in host order.
+            guard fields.count == 3, fields[1].count == 8, let raw = UInt32(fields[1], radix: 16), raw != 0,
+                  let metric = Int(fields[2]) else { continue }
+            let gateway = withUnsafeBytes(of: raw) { Array($0) }
+            if best.map({ metric < $0.metric }) ?? true { best = (String(fields[0]), gateway, metric) }
+        }
+        return best.map { ($0.interface, $0.gateway) }
+    }
+
+    /// The ICE base on the gateway's interface (its first IPv4 address).
+    static func base(among bases: [STUNAddress], interface: String) -> STUNAddress? {
+        let addresses = LinkInterface.all().first { $0.name == interface }?.addresses.filter { $0.family == .ipv4 } ?? []
+        return bases.first { base in addresses.contains { $0.ipBytes == base.ip } }
+    }
+}
