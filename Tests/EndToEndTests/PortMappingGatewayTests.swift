@@ -32,7 +32,7 @@ struct PortMappingGatewayTests {
 
         func exec(_ namespace: String, _ arguments: [String], name: String, environment: [String: String] = [:]) throws -> ChildProcess {
             try ChildProcess("/usr/bin/env", ["ip", "netns", "exec", "\(prefix)-\(namespace)", Harness.chatcliPath] + arguments,
-                             name: name, environment: environment)
+                             name: name, environment: environment.merging(["CHATCLI_PORT_MAPPING": "on"]) { $1 })
         }
 
         deinit {

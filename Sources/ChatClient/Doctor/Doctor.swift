@@ -103,8 +103,12 @@ public final class Doctor {
         report = Report(server: connector.server.description, tls: connector.server.secure)
     }
 
+    /// Off with `--no-port-mapping`: the router is not asked.
+    public var portMapping = true
+
     /// The gateway's port mapping is asked in parallel with the server checks.
     public func run(_ done: @escaping (Report) -> Void) {
+        guard portMapping else { return runChecks(done) }
         var mapping: PortMappingCheck.Result?
         var checked: Report?
         let check = PortMappingCheck(loop: loop)
