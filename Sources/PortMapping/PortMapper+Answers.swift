@@ -7,7 +7,9 @@ extension PortMapper {
     public func handleDatagram(_ bytes: [UInt8], from source: STUNAddress, now: Duration) {
         guard source.ip == gateway else { return }
         if source.port == PCP.serverPort {
-            if let answer = PCP.parse(bytes), bytes.first == PCP.version || isUnsupportedVersion(answer) {
+            // A version-0 "unsupported version" for opcode 1 answers our PCP MAP (RFC 6887 §9);
+            // for opcode 0 it is NAT-PMP refusing its own external address request.
+            if let answer = PCP.parse(bytes), bytes.first == PCP.version || bytes[1] == 0x80 | PCP.opcodeMAP && isUnsupportedVersion(answer) {
                 return handlePCP(answer, now: now)
             }
             if let answer = NATPMP.parse(bytes) { handleNATPMP(answer, now: now) }
@@ -16,7 +18,10 @@ extension PortMapper {
         guard config.methods.contains(.upnp), let location = UPnP.parseSearchResponse(bytes, gateway: gateway) else { return }
         // Recorded even once mapped by another protocol: doctor reports every one that answered.
         offers.upnp = offers.upnp ?? true
-        if case .probing = state, upnpLocation == nil { upnpLocation = location }
+        if case .probing = state, upnpLocation == nil {
+            upnpLocation = location
+            chooseFallback(now: now, probeOver: false)
+        }
     }
 
     /// A NAT-PMP-only server's answer to the PCP request (RFC 6887 §9).

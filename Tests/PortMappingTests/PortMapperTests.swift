@@ -38,6 +38,19 @@ import Testing
         #expect(harness.mapper.offers.upnp == true)
     }
 
+    @Test func upnpStartsAtOnceWhenPCPAndNATPMPHaveSaidNo() {
+        let gateway = FakeGateway()
+        gateway.pcp = false
+        gateway.natPMP = false
+        // Both answer "unsupported" (a version-0 header with result 1, and an error to NAT-PMP).
+        gateway.mangle = { answer in answer[0] == 0 ? [0, answer[1] | 0x80, 0, 1, 0, 0, 0, 9] : answer }
+        gateway.natPMP = true
+        var harness = MapperHarness(gateway: gateway)
+        harness.start()
+        #expect(harness.mapping?.method == .upnp)
+        #expect(harness.events.first?.at == harness.now, "no waiting for the probe window")
+    }
+
     @Test func aGatewayThatNeverAnswersIsGivenUpWithin300Milliseconds() {
         var harness = MapperHarness()
         harness.silent = true
