@@ -37,6 +37,9 @@ final class PortMapperLink {
     /// to finish on its own (the loop may stop first: then the lease ends it).
     func release() {
         guard !released else { return }
+        // Exchanges still out are moot now (the delete below opens its own).
+        for connection in connections.values { connection.abort() }
+        connections = [:]
         mapper.release(now: loop.now.duration)
         pump()
         released = true
