@@ -38,8 +38,9 @@ final class PortMapperLink {
     func release() {
         guard !released else { return }
         // Exchanges still out are moot now (the delete below opens its own).
-        for connection in connections.values { connection.abort() }
+        let stale = connections
         connections = [:]
+        for connection in stale.values { connection.abort() }
         mapper.release(now: loop.now.duration)
         pump()
         released = true
