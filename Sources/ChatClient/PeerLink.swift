@@ -144,6 +144,8 @@ public final class PeerLink {
     public func close(delay: Duration = .milliseconds(100), grace: Duration = .seconds(2), done: @escaping () -> Void = {}) {
         guard !closed, whenClosed == nil else { return done() }
         whenClosed = done
+        // Deleted now: a UPnP delete has the grace period to finish in.
+        portMapper?.release()
         connection.close()
         let graceful = !connection.isShutDown
         onEvent = nil

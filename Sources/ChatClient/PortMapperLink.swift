@@ -13,10 +13,25 @@ final class PortMapperLink {
     private var timer: Timer?
     private var connections: [Int: TCPConnection] = [:]
     private var released = false
+    private var pendingConnects = 0
+    private var whenReleased: (() -> Void)?
+    private var keptAlive: PortMapperLink?
     var onEvent: ((PortMapperEvent) -> Void)?
 
+    /// `CHATCLI_PORT_MAPPING=pcp,nat-pmp,upnp` (any of them) limits the
+    /// protocols asked, to see what each one of a router does (doctor, tests);
+    /// `off` is handled by the command line.
+    static var configured: PortMapperConfig {
+        var config = PortMapperConfig()
+        if let text = getenv("CHATCLI_PORT_MAPPING") {
+            let methods = String(cString: text).split(separator: ",").compactMap { PortMapping.Method(rawValue: String($0)) }
+            if !methods.isEmpty { config.methods = Set(methods) }
+        }
+        return config
+    }
+
     /// `nil` when no IPv4 default gateway is reachable from `base`'s address.
-    init?(loop: EventLoop, base: STUNAddress, gateway: [UInt8], config: PortMapperConfig = PortMapperConfig()) {
+    init?(loop: EventLoop, base: STUNAddress, gateway: [UInt8], config: PortMapperConfig = PortMapperLink.configured) {
         guard let local = SocketAddress(ipBytes: base.ip, port: 0), let socket = try? UDPSocket(loop: loop, bind: local) else { return nil }
         self.loop = loop
         self.socket = socket
@@ -33,20 +48,44 @@ final class PortMapperLink {
         pump()
     }
 
-    /// Deletes the mapping: the datagrams go out now; a UPnP delete is left
-    /// to finish on its own (the loop may stop first: then the lease ends it).
-    func release() {
-        guard !released else { return }
+    /// Deletes the mapping: PCP and NAT-PMP datagrams go out now; a UPnP
+    /// delete is an HTTP exchange, and `done` runs when it has finished (at
+    /// most `releaseLimit` later). A process that exits sooner leaves the
+    /// UPnP mapping to its lease.
+    func release(_ done: @escaping () -> Void = {}) {
+        guard !released else { return done() }
         // Exchanges still out are moot now (the delete below opens its own).
         let stale = connections
         connections = [:]
         for connection in stale.values { connection.abort() }
         mapper.release(now: loop.now.duration)
-        pump()
         released = true
         timer?.cancel()
+        while let transmit = mapper.pollTransmit() {
+            switch transmit {
+            case .datagram(let bytes, let to):
+                if let destination = SocketAddress(to) { socket?.send(bytes, to: destination) }
+            case .http(let id, let to, let request):
+                exchange(id: id, with: to, request: request)
+            }
+        }
         socket?.close()
         socket = nil
+        guard !connections.isEmpty || pendingConnects > 0 else { return done() }
+        whenReleased = done
+        // Kept alive until the delete is done, even if its owner lets go now.
+        keptAlive = self
+        timer = loop.schedule(after: Self.releaseLimit) { [weak self] in self?.finishRelease() }
+    }
+
+    static let releaseLimit: Duration = .seconds(2)
+
+    private func finishRelease() {
+        timer?.cancel()
+        let done = whenReleased
+        whenReleased = nil
+        keptAlive = nil
+        done?()
     }
 
     private func pump() {
@@ -74,9 +113,15 @@ final class PortMapperLink {
     private func exchange(id: Int, with host: STUNAddress, request: [UInt8]) {
         guard let address = SocketAddress(host) else { return }
         let limit = UPnP.maxDocumentSize + 16 * 1024
+        pendingConnects += 1
         TCPConnection.connect(loop: loop, to: address, timeout: .seconds(2)) { [weak self] result in
             guard let self else { return }
+            self.pendingConnects -= 1
             guard case .success(let connection) = result else {
+                if self.released {
+                    if self.connections.isEmpty && self.pendingConnects == 0 { self.finishRelease() }
+                    return
+                }
                 self.mapper.handleHTTPResponse(nil, id: id, now: self.loop.now.duration)
                 return self.pump()
             }
@@ -96,7 +141,10 @@ final class PortMapperLink {
 
     private func finish(id: Int, _ bytes: [UInt8]?) {
         guard connections.removeValue(forKey: id) != nil else { return }
-        if released { return }
+        if released {
+            if connections.isEmpty && pendingConnects == 0 { finishRelease() }
+            return
+        }
         mapper.handleHTTPResponse(bytes, id: id, now: loop.now.duration)
         pump()
     }

@@ -32,7 +32,7 @@ struct PortMappingGatewayTests {
 
         func exec(_ namespace: String, _ arguments: [String], name: String, environment: [String: String] = [:]) throws -> ChildProcess {
             try ChildProcess("/usr/bin/env", ["ip", "netns", "exec", "\(prefix)-\(namespace)", Harness.chatcliPath] + arguments,
-                             name: name, environment: environment.merging(["CHATCLI_PORT_MAPPING": "on"]) { $1 })
+                             name: name, environment: ["CHATCLI_PORT_MAPPING": "on"].merging(environment) { $1 })
         }
 
         deinit {
@@ -55,6 +55,22 @@ struct PortMappingGatewayTests {
         #expect(mapping["method"] as? String == "pcp")
         #expect((mapping["mapped"] as? String)?.hasPrefix("44.0.0.1:") == true, "\(line)")
         #expect(gateway.mappings().isEmpty, "doctor deleted its mapping")
+    }
+
+    /// Each protocol alone (`CHATCLI_PORT_MAPPING=METHOD`) maps through the
+    /// real gateway, and the mapping is deleted again.
+    @Test(arguments: ["pcp", "nat-pmp", "upnp"])
+    func eachProtocolMapsAndDeletesThroughMiniupnpd(_ method: String) throws {
+        let gateway = try Gateway()
+        let doctor = try gateway.exec("host", ["doctor", "--server", Self.serverURL, "--json"], name: "doctor",
+                                      environment: ["CHATCLI_PORT_MAPPING": method])
+        #expect(doctor.waitForExit(timeout: 30) == 0, "\(doctor.transcript)")
+        let line = try #require(doctor.stdout.first { $0.hasPrefix("{") }, "\(doctor.transcript)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let mapping = try #require(report["port_mapping"] as? [String: Any], "\(line)")
+        #expect(mapping["method"] as? String == method, "\(line)")
+        #expect((mapping["mapped"] as? String)?.hasPrefix("44.0.0.1:") == true, "\(line)")
+        #expect(gateway.mappings().isEmpty, "doctor deleted its \(method) mapping")
     }
 
     /// The chat's ICE port is mapped, the mapping is trickled to the peer as

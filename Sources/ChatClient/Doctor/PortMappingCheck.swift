@@ -57,10 +57,11 @@ final class PortMappingCheck {
             guard let self, let link = self.link else { return }
             result.offers = link.mapper.offers
             result.failure = result.mapping == nil ? link.mapper.failure : nil
-            link.release()
-            socket.close()
             self.link = nil
-            done(result)
+            link.release {
+                socket.close()
+                done(result)
+            }
         }
         link.onEvent = { [weak self] event in
             guard let self else { return }
