@@ -75,10 +75,11 @@ struct PortMappingGatewayTests {
 
     /// The chat's ICE port is mapped, the mapping is trickled to the peer as
     /// a srflx candidate, and Ctrl-C deletes it from the gateway.
-    @Test func aChatOffersTheMappingAndCtrlCDeletesIt() throws {
+    @Test(arguments: ["on", "upnp"])
+    func aChatOffersTheMappingAndCtrlCDeletesIt(_ methods: String) throws {
         let gateway = try Gateway()
         let alice = try gateway.exec("host", ["create", "--server", Self.serverURL, "--json", "--no-store"], name: "alice",
-                                     environment: ["CHATCLI_DEBUG_SESSION": "1"])
+                                     environment: ["CHATCLI_DEBUG_SESSION": "1", "CHATCLI_PORT_MAPPING": methods])
         let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
         let bob = try gateway.exec("gw", ["join", code, "--server", Self.serverURL, "--json", "--no-store"], name: "bob")
         #expect(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)")
