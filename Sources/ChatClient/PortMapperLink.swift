@@ -16,6 +16,8 @@ final class PortMapperLink {
     private var pendingConnects = 0
     private var whenReleased: (() -> Void)?
     private var keptAlive: PortMapperLink?
+    /// The exchanges `release` started (UPnP DeletePortMapping).
+    private var deleteIDs: Set<Int> = []
     var onEvent: ((PortMapperEvent) -> Void)?
 
     /// `CHATCLI_PORT_MAPPING=pcp,nat-pmp,upnp` (any of them) limits the
@@ -66,6 +68,7 @@ final class PortMapperLink {
             case .datagram(let bytes, let to):
                 if let destination = SocketAddress(to) { socket?.send(bytes, to: destination) }
             case .http(let id, let to, let request):
+                deleteIDs.insert(id)
                 exchange(id: id, with: to, request: request)
             }
         }
@@ -117,7 +120,10 @@ final class PortMapperLink {
         TCPConnection.connect(loop: loop, to: address, timeout: .seconds(2)) { [weak self] result in
             guard let self else { return }
             self.pendingConnects -= 1
-            guard case .success(let connection) = result else {
+            // Once released, only the delete's exchanges go ahead: a request
+            // from before (an AddPortMapping, say) must never reach the gateway.
+            if self.released, case .success(let stale) = result, !self.deleteIDs.contains(id) { stale.abort() }
+            guard case .success(let connection) = result, !self.released || self.deleteIDs.contains(id) else {
                 if self.released {
                     if self.connections.isEmpty && self.pendingConnects == 0 { self.finishRelease() }
                     return
