@@ -31,6 +31,8 @@ let package = Package(
         // A sans-IO RESP codec and a Redis client on the event loop (for `serve --redis`).
         .target(name: "Redis", dependencies: ["Wire", "Runtime", "COpenSSL"]),
         .target(name: "MDNS", dependencies: ["Wire"]),
+        // A sans-IO port-mapping client: PCP, NAT-PMP and UPnP IGD (PortMapping.md).
+        .target(name: "PortMapping", dependencies: ["Wire", "STUN", "HTTP1"]),
         // The web page and the cluster's Redis scripts are files, embedded at build
         // time (`PackageResources`) and linted by Tools/lib/lint-assets.
         .target(name: "SignalingServer", dependencies: [
@@ -53,7 +55,7 @@ let package = Package(
         .target(name: "FileTransfer", dependencies: ["Wire", "Runtime", "COpenSSL"]),
         .target(name: "ChatClient", dependencies: [
             "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "DTLS", "PeerConnection", "CSodium", "SessionStore", "PAKE",
-            "MDNS", "FileTransfer",
+            "MDNS", "FileTransfer", "PortMapping",
         ]),
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
         // The terminal side of chatcli: readline, the interactive chat, stdin lines.
@@ -74,6 +76,7 @@ let package = Package(
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "Wire", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "Wire", "TestSupport"]),
         .testTarget(name: "MDNSTests", dependencies: ["MDNS", "Wire", "TestSupport"]),
+        .testTarget(name: "PortMappingTests", dependencies: ["PortMapping", "STUN", "HTTP1", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "Wire", "TestSupport"]),
         .testTarget(name: "RedisTests", dependencies: ["Redis", "SignalingServer", "Wire", "TestSupport"]),
         .testTarget(name: "RuntimeTests", dependencies: ["Runtime", "Wire", "TestSupport"]),
@@ -95,7 +98,7 @@ let package = Package(
         // (built with -DCHATCLI_LIBFUZZER) or as a corpus replay; FuzzCorpusTests replay the corpora.
         .target(name: "Fuzzing", dependencies: [
             "Wire", "STUN", "TURN", "ICE", "SDP", "DTLS", "SCTP", "HTTP1", "WebSocket", "Signaling", "MDNS", "Redis",
-            "FileTransfer", "PAKE", "ChatClient", "SessionStore",
+            "FileTransfer", "PAKE", "ChatClient", "SessionStore", "PortMapping",
         ]),
         .executableTarget(name: "chatcli-fuzz", dependencies: ["Fuzzing"]),
         .testTarget(name: "FuzzCorpusTests", dependencies: ["Fuzzing", "Wire"]),

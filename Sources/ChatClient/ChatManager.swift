@@ -35,6 +35,8 @@ public final class ChatManager {
 
     /// `--hard-nat-probing`: birthday-paradox port probing (PeerLink+Probing).
     public var hardNATProbing = false
+    /// Off with `--no-port-mapping`: ask the gateway to map the ICE port (PeerLink+PortMapping).
+    public var portMapping = true
     public var onFinish: ((Int32) -> Void)?
     /// Lifecycle changes worth saving (pending, accepted, closed).
     public var onSession: ((SessionUpdate) -> Void)?
@@ -282,6 +284,7 @@ public final class ChatManager {
         do {
             let link = try PeerLink(loop: loop, isOfferer: isOfferer, interfaces: localAddresses(), stunServers: servers.stun,
                                     turnServers: servers.turn, relayOnly: relayOnly, caFile: http.caFile, hardNATProbing: hardNATProbing,
+                                    portMapping: portMapping,
                                     certificate: certificate)
             let transport = link.connection
             link.onEvent = { [weak self, weak transport] event in

@@ -23,15 +23,18 @@ public final class PeerLink {
     public var onEvent: ((PeerConnectionEvent) -> Void)?
     /// After every pump: data moved, acknowledgements may have arrived.
     public var onProgress: (() -> Void)?
+    /// Asks the gateway to map the ICE port (PeerLink+PortMapping).
+    var portMapper: PortMapperLink?
 
     /// `interfaces`: the machine's addresses (`NetworkInterfaces.addresses()`;
     /// link-local IPv6 ones with their zone).
     /// `turnServers` add relayed candidates (`caFile` is trusted for
     /// `turns:` ones); `relayOnly` offers nothing else; `hardNATProbing`
-    /// turns on port probing (`PortProbingConfig`).
+    /// turns on port probing (`PortProbingConfig`); `portMapping` asks the
+    /// default gateway for a mapping of the ICE port (PCP, NAT-PMP, UPnP).
     public init(loop: EventLoop, isOfferer: Bool, interfaces: [SocketAddress], stunServers: [SocketAddress],
                 turnServers: [ICETURNServer] = [], relayOnly: Bool = false, caFile: String? = nil,
-                hardNATProbing: Bool = false, certificate: DTLSCertificate? = nil) throws(ClientError) {
+                hardNATProbing: Bool = false, portMapping: Bool = false, certificate: DTLSCertificate? = nil) throws(ClientError) {
         self.loop = loop
         streams = TURNStreams(loop: loop, servers: turnServers, caFile: caFile)
         var bound: [STUNAddress: UDPSocket] = [:]
@@ -58,6 +61,7 @@ public final class PeerLink {
         }
         for (base, socket) in bound { listen(socket, on: base) }
         listenToTURNStreams()
+        if portMapping && !relayOnly { startPortMapping() }
     }
 
     static func bind(_ address: SocketAddress, loop: EventLoop) -> (STUNAddress, UDPSocket)? {
@@ -140,6 +144,8 @@ public final class PeerLink {
     public func close(delay: Duration = .milliseconds(100), grace: Duration = .seconds(2), done: @escaping () -> Void = {}) {
         guard !closed, whenClosed == nil else { return done() }
         whenClosed = done
+        // Deleted now: a UPnP delete has the grace period to finish in.
+        portMapper?.release()
         connection.close()
         let graceful = !connection.isShutDown
         onEvent = nil
@@ -160,6 +166,8 @@ public final class PeerLink {
 
     public func shutDown() {
         guard !closed else { return }
+        portMapper?.release()
+        portMapper = nil
         connection.releaseRelays(now: loop.now.duration)
         sendTransmits()
         streams.closeAll()

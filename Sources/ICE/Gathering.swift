@@ -103,6 +103,7 @@ extension ICEAgent {
         gatheringCompleteSent = false
         probing.reset()
         for host in hosts { addLocalInterface(host.base) }
+        for mapped in mappedAddresses { announceMapped(mapped.external, base: mapped.base) }
         verifyRelays()
     }
 }

@@ -51,6 +51,8 @@ public final class ICEAgent {
     var nextCheckAt: Duration
 
     var gatherJobs: [GatherJob] = []
+    /// Port mappings offered as candidates (`addMappedCandidate`), kept across restarts.
+    var mappedAddresses: [(base: STUNAddress, external: STUNAddress)] = []
     var relays: [Relay] = []
     /// `close(now:)` was called: lost allocations stay lost.
     var relaysClosing = false

@@ -16,6 +16,7 @@ extension ICEAgent {
     public func removeLocalInterface(_ address: STUNAddress) {
         guard hostBases.contains(address) else { return }
         localCandidates.removeAll { $0.base == address }
+        mappedAddresses.removeAll { $0.base == address }
         checkList.failPairs(base: address)
         for index in gatherJobs.indices where gatherJobs[index].base == address {
             gatherJobs[index].finished = true

@@ -59,3 +59,17 @@ extension PeerConnection {
         events.append(.networkChanged(change))
     }
 }
+
+extension PeerConnection {
+    /// A gateway's port mapping for `base` becomes a candidate (trickled now).
+    public func addMappedCandidate(_ external: STUNAddress, base: STUNAddress, now: Duration) {
+        self.now = now
+        agent.addMappedCandidate(external, base: base)
+    }
+
+    /// A mapping that could not be refreshed is no longer offered.
+    public func removeMappedCandidate(_ external: STUNAddress, now: Duration) {
+        self.now = now
+        agent.removeMappedCandidate(external)
+    }
+}

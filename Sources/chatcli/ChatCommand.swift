@@ -117,6 +117,7 @@ enum ChatCommand {
         manager.codeSecret = secret
         manager.relayOnly = args.has("relay-only")
         manager.hardNATProbing = args.has("hard-nat-probing")
+        manager.portMapping = portMappingWanted(args)
         if server.description != Commands.defaultServer { manager.inviteServer = server.description }
         printer.inviteBase = args.has("lan") ? nil : server.description   // a LAN chat's endpoint is this machine's loopback
         printer.qrCodes = EventPrinter.wantsQRCodes(json: args.has("json"))
@@ -189,6 +190,12 @@ enum ChatCommand {
         files.autoAccept = directory != nil
         files.attach(to: manager)
         return files
+    }
+
+    /// `--no-port-mapping`, or `CHATCLI_PORT_MAPPING=off` for every command
+    /// (the test suite's chats on this machine leave its router alone).
+    static func portMappingWanted(_ args: ParsedArguments) -> Bool {
+        !args.has("no-port-mapping") && environment("CHATCLI_PORT_MAPPING") != "off"
     }
 
     static func environment(_ name: String) -> String? {

@@ -63,6 +63,7 @@ enum Commands {
         .value("ca-file", "F", "Trust this CA (PEM) for an https:// server instead of the system store."),
         .flag("relay-only", "Connect only through the server's TURN relay: your peer never sees your IP addresses."),
         .flag("hard-nat-probing", "Experimental: against a symmetric NAT, find a direct path by probing many ports (both sides need it)."),
+        .flag("no-port-mapping", "Do not ask the router for a port mapping (PCP, NAT-PMP, UPnP) to offer as a candidate."),
         .flag("json", "Print one JSON event per line (for scripts)."),
         acceptUnproven,
         .value("auto-accept", "DIR", "Accept every file your peer sends (/send) into DIR without asking (else /accept puts it in the current folder)."),
@@ -157,7 +158,8 @@ enum Commands {
             .value("ice-server", "URL", "STUN server to test against instead of the server's (stun:HOST:PORT), or a TURN server "
                    + "to check too (turn:HOST:PORT?transport=udp|tcp; CHATCLI_TURN_USERNAME and CHATCLI_TURN_PASSWORD).", repeatable: true),
             .value("ca-file", "F", "Trust this CA (PEM) for an https:// server instead of the system store."),
-            .flag("json", "Print one JSON object (srflx, nat, turn, server checks)."),
+            .flag("json", "Print one JSON object (srflx, nat, turn, server checks, port mapping)."),
+            .flag("no-port-mapping", "Do not ask the router which port-mapping protocols (PCP, NAT-PMP, UPnP) it offers."),
         ],
         positionals: 0...0,
         details: """

@@ -23,6 +23,7 @@ enum DoctorCommand {
             }
             if !args.has("json") { Output.write("Checking \(server)…\n", to: 2) }
             let doctor = Doctor(loop: loop, connector: connector, extraICEServers: iceServers)
+            doctor.portMapping = ChatCommand.portMappingWanted(args)
             doctor.run { report in
                 Output.write((args.has("json") ? report.json.serialized : report.text) + "\n", to: 1)
                 status = report.reachable ? 0 : 1

@@ -22,6 +22,9 @@ final class ChildProcess: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
+        // chatcli on this machine must not ask its real router for port
+        // mappings; tests of port mapping (in their own namespaces) say "on".
+        env["CHATCLI_PORT_MAPPING"] = "off"
         for (k, v) in environment { env[k] = v }
         process.environment = env
         let out = Pipe(), err = Pipe()

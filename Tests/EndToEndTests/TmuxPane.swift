@@ -19,7 +19,9 @@ final class TmuxPane {
     init(name: String, command: [String], environment: [String: String]) throws {
         self.name = name
         socket = "chatcli-test-\(name)-\(UUID().uuidString.prefix(8))"
-        let env = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        // As in ChildProcess: chatcli here leaves this machine's router alone.
+        let env = environment.merging(["CHATCLI_PORT_MAPPING": "off"]) { given, _ in given }
+            .sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         // bash waits for the program and prints its status: tmux itself
         // sometimes leaves an exited pane process unreaped for a long time.
         // It also shows whether the terminal was restored (line editing and echo back on).

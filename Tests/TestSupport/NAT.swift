@@ -59,6 +59,11 @@ public final class NAT {
 
     private var mappings: [MappingKey: UInt16] = [:]
     private var bindings: [UInt16: Binding] = [:]
+    /// Ports mapped on request (PCP, NAT-PMP, UPnP): public port → internal address.
+    private var portMappings: [UInt16: STUNAddress] = [:]
+    /// Remote addresses that came in through a requested mapping: replies to
+    /// them leave from the mapped port (conntrack undoes the DNAT).
+    private var mappedFlows: [STUNAddress: Set<STUNAddress>] = [:]
 
     public init(kind: NATKind, publicIP: [UInt8], randomPorts: SeededRandom? = nil) {
         self.kind = kind
@@ -82,6 +87,10 @@ public final class NAT {
     /// when UDP is blocked.
     public func outbound(from internalAddress: STUNAddress, to destination: STUNAddress) -> STUNAddress? {
         guard kind != .udpBlocked else { return nil }
+        if mappedFlows[internalAddress]?.contains(destination) == true,
+           let port = portMappings.first(where: { $0.value == internalAddress })?.key {
+            return STUNAddress(ip: publicIP, port: port)
+        }
         let key: MappingKey
         switch kind.mapping {
         case .endpointIndependent: key = MappingKey(internalAddress: internalAddress, destinationIP: nil, destinationPort: nil)
@@ -105,11 +114,25 @@ public final class NAT {
     /// The internal destination of a packet arriving at `publicPort` from
     /// `source`, or `nil` when the filter drops it.
     public func inbound(to publicPort: UInt16, from source: STUNAddress) -> STUNAddress? {
-        guard kind != .udpBlocked, let binding = bindings[publicPort] else { return nil }
+        guard kind != .udpBlocked else { return nil }
+        if let internalAddress = portMappings[publicPort] {
+            mappedFlows[internalAddress, default: []].insert(source)
+            return internalAddress
+        }
+        guard let binding = bindings[publicPort] else { return nil }
         switch kind.filtering {
         case .endpointIndependent: return binding.internalAddress
         case .addressDependent: return binding.permittedIPs.contains(source.ip) ? binding.internalAddress : nil
         case .addressAndPortDependent: return binding.permittedAddresses.contains(source) ? binding.internalAddress : nil
         }
+    }
+
+    /// A port mapping as a router grants it (miniupnpd: a DNAT rule): any
+    /// remote may send to `publicPort`, and replies to it leave from there.
+    /// The public address.
+    @discardableResult
+    public func mapPort(_ publicPort: UInt16, to internalAddress: STUNAddress) -> STUNAddress? {
+        portMappings[publicPort] = internalAddress
+        return STUNAddress(ip: publicIP, port: publicPort)
     }
 }

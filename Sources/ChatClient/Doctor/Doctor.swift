@@ -27,6 +27,8 @@ public final class Doctor {
 
         /// Whether the address the server saw is a global one (nil: none seen).
         public var srflxIsGlobal: Bool?
+        /// What the default gateway offers for port mapping.
+        var portMapping: PortMappingCheck.Result?
 
         var summary: String {
             if nat != nil, nat != .udpBlocked, srflxIsGlobal == false {
@@ -39,7 +41,8 @@ public final class Doctor {
         }
 
         public var json: JSON {
-            .object([
+            let mapping: JSON = portMapping?.json ?? .null
+            return .object([
                 "server": .string(server), "reachable": .bool(reachable), "tls": .bool(tls),
                 "latency_ms": latencyMilliseconds.map { .number(Doctor.rounded($0)) } ?? .null,
                 "server_error": serverError.map(JSON.string) ?? .null,
@@ -49,6 +52,7 @@ public final class Doctor {
                 "srflx": srflx.map(JSON.string) ?? .null,
                 "nat": nat.map { .string($0.rawValue) } ?? .null, "summary": .string(summary),
                 "turn": .array(turn.map(\.json)), "turn_members_only": .bool(turnMembersOnly),
+                "port_mapping": mapping,
             ])
         }
 
@@ -67,6 +71,7 @@ public final class Doctor {
             }
             lines.append("NAT:     " + (nat.map { "\($0.rawValue). " } ?? "") + summary)
             lines.append("TURN:    " + turnText)
+            if let portMapping { lines.append("Mapping: " + portMapping.text) }
             return lines.joined(separator: "\n")
         }
 
@@ -98,7 +103,32 @@ public final class Doctor {
         report = Report(server: connector.server.description, tls: connector.server.secure)
     }
 
+    /// Off with `--no-port-mapping`: the router is not asked.
+    public var portMapping = true
+
+    /// The gateway's port mapping is asked in parallel with the server checks.
     public func run(_ done: @escaping (Report) -> Void) {
+        guard portMapping else { return runChecks(done) }
+        var mapping: PortMappingCheck.Result?
+        var checked: Report?
+        let check = PortMappingCheck(loop: loop)
+        check.run { result in
+            mapping = result
+            if var report = checked {
+                report.portMapping = result
+                done(report)
+            }
+            _ = check
+        }
+        runChecks { report in
+            guard let mapping else { return checked = report }
+            var report = report
+            report.portMapping = mapping
+            done(report)
+        }
+    }
+
+    private func runChecks(_ done: @escaping (Report) -> Void) {
         let started = loop.now
         var health = HTTPRequest(method: "GET", target: "/healthz")
         health.headers.add("Host", server.authority)
