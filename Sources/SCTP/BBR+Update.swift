@@ -22,7 +22,7 @@ extension BBR {
         deliveredInRound += bytesAcked
         let probeRTTExpired = now > probeRTTMinStamp + Self.probeRTTInterval
         if let rtt {
-            maxRTTInRound = max(maxRTTInRound, rtt)
+            minRTTInRound = min(minRTTInRound ?? rtt, rtt)
             updateMinRTT(rtt, now: now, probeRTTExpired: probeRTTExpired)
         }
         if let s = sample {
@@ -88,7 +88,9 @@ extension BBR {
         let sent = max(inflightAtSend, deliveredInRound + lostInRound)
         guard Double(lostInRound) > Self.lossThreshold * Double(sent) else { return false }
         let margin = max(minRTT * Self.queueMargin, Self.queueMarginFloor)
-        return maxRTTInRound > minRTT + margin
+        // The round's smallest sample: a delayed SACK inflates single
+        // samples, a standing queue every one of them.
+        return (minRTTInRound ?? .zero) > minRTT + margin
     }
 
     /// BBRv3's reaction to a round that loses too much (§4.5.10.2): the
@@ -119,7 +121,7 @@ extension BBR {
         }
         lostInRound = 0
         deliveredInRound = 0
-        maxRTTInRound = .zero
+        minRTTInRound = nil
         lossTooHighInRound = false
         bandwidthLatest = 0
         inflightLatest = 0

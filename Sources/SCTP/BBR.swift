@@ -10,7 +10,7 @@
 /// probe; in the other phases the short-term bounds `bwLo`/`inflightLo`
 /// drop to what the round delivered (at least `beta` of their last value).
 /// Unlike the draft, a lossy round counts only when its round trips show a
-/// standing queue (`queueMargin` above the minimum): random loss on a path
+/// standing queue (even its smallest RTT `queueMargin` above the minimum): random loss on a path
 /// whose queue is empty is not congestion, and reacting to it (as BBRv3
 /// does above 2 %) gives up most of a long path at 3 % loss.
 struct BBR {
@@ -76,7 +76,7 @@ struct BBR {
     // Per-round loss and latest measurements.
     var lostInRound = 0
     var deliveredInRound = 0
-    var maxRTTInRound: Duration = .zero
+    var minRTTInRound: Duration?
     var lossTooHighInRound = false
     var bandwidthLatest = 0.0
     var inflightLatest = 0
