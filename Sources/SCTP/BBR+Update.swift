@@ -223,8 +223,12 @@ extension BBR {
     private mutating func setCwnd(bytesAcked: Int, totalDelivered: Int) {
         let target = bdp(cwndGain) + 2 * burstPackets * mtu
         if recoveringFromTimeout {
+            // Packet conservation until a round trip has passed since the
+            // timeout; then the path evidently works: the window before it
+            // comes back (BBR's prior_cwnd restored when recovery ends).
             cwnd += bytesAcked
-            if cwnd >= min(target, max(priorCwnd, minPipeCwnd)) {
+            if roundStart || cwnd >= priorCwnd {
+                cwnd = max(cwnd, min(priorCwnd, target))
                 recoveringFromTimeout = false
                 priorCwnd = 0
             }

