@@ -84,18 +84,23 @@ extension BBR {
 
     /// Whether the round's losses exceed the threshold while a queue stands.
     private func lossTooHigh(inflightAtSend: Int) -> Bool {
-        guard lostInRound > 0, let minRTT else { return false }
+        guard lostInRound > 0, standingQueue else { return false }
         let sent = max(inflightAtSend, deliveredInRound + lostInRound)
-        guard Double(lostInRound) > Self.lossThreshold * Double(sent) else { return false }
-        let margin = max(minRTT * Self.queueMargin, Self.queueMarginFloor)
-        // The round's smallest sample: a delayed SACK inflates single
-        // samples, a standing queue every one of them.
-        return (minRTTInRound ?? .zero) > minRTT + margin
+        return Double(lostInRound) > Self.lossThreshold * Double(sent)
+    }
+
+    /// Whether even the round's smallest RTT sample is `queueMargin` above
+    /// the minimum: a delayed SACK inflates single samples, a standing
+    /// queue every one of them.
+    private var standingQueue: Bool {
+        guard let minRTT, let smallest = minRTTInRound else { return false }
+        return smallest > minRTT + max(minRTT * Self.queueMargin, Self.queueMarginFloor)
     }
 
     /// BBRv3's reaction to a round that loses too much (§4.5.10.2): the
     /// inflight of the moment becomes the ceiling, and a probe stops.
     private mutating func checkLossTooHigh(inflightAtSend: Int, flightSize: Int, now: Duration) {
+        if lostInRound > 0, standingQueue { lossWithQueueInRound = true }
         guard !lossTooHighInRound, lossTooHigh(inflightAtSend: inflightAtSend) else { return }
         lossTooHighInRound = true
         switch mode {
@@ -113,7 +118,7 @@ extension BBR {
     /// Closes a round: a lossy one lowers the short-term bounds to what it
     /// delivered (§4.5.10.3, "adapt lower bounds").
     private mutating func endRound() {
-        if lossTooHighInRound, mode != .startup {
+        if lossWithQueueInRound, mode != .startup, mode != .probeBWUp {
             let lo = bandwidthLo.isFinite ? bandwidthLo : maxBandwidth
             bandwidthLo = max(bandwidthLatest, Self.beta * lo)
             let inflight = inflightLo == Int.max ? cwnd : inflightLo
@@ -123,6 +128,7 @@ extension BBR {
         deliveredInRound = 0
         minRTTInRound = nil
         lossTooHighInRound = false
+        lossWithQueueInRound = false
         bandwidthLatest = 0
         inflightLatest = 0
     }

@@ -78,6 +78,9 @@ struct BBR {
     var deliveredInRound = 0
     var minRTTInRound: Duration?
     var lossTooHighInRound = false
+    /// Any loss with a standing queue: the lower bounds adapt (BBRv3 adapts
+    /// them on any loss; random loss on an empty queue is left out).
+    var lossWithQueueInRound = false
     var bandwidthLatest = 0.0
     var inflightLatest = 0
 
