@@ -34,7 +34,10 @@ extension SCTPAssociation {
 
     /// Takes one datagram from the pacer's current burst, if it has one.
     private func pace() -> Bool {
-        pacer.take(now: now, rate: congestion.pacingRate, burstPackets: congestion.burstPackets, mtu: packetSize)
+        // A plain Double, not the optional: the optimizer (Swift 6.3,
+        // CopyPropagation) crashed on an optional rate passed to `take`.
+        let rate = congestion.pacingRate ?? 0, burst = congestion.burstPackets, mtu = packetSize, at = now
+        return pacer.take(now: at, rate: rate, burstPackets: burst, mtu: mtu)
     }
 
     /// The next packet to send, nil when there is nothing to send now.

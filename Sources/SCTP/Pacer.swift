@@ -10,9 +10,9 @@ struct Pacer {
     private var budget = 0
 
     /// Whether one more datagram may leave at `now` at `rate` bytes per
-    /// second (nil: unpaced); takes it from the burst when it may.
-    mutating func take(now: Duration, rate: Double?, burstPackets: Int, mtu: Int) -> Bool {
-        guard let rate, rate > 0 else { return true }
+    /// second (0: unpaced); takes it from the burst when it may.
+    mutating func take(now: Duration, rate: Double, burstPackets: Int, mtu: Int) -> Bool {
+        guard rate > 0 else { return true }
         if now >= nextBurstAt {
             // A new burst: whatever the last one left unsent is forgotten, so
             // no instant ever sees more than one burst.
