@@ -36,6 +36,7 @@ extension BBR {
             checkLossTooHigh(inflightAtSend: s.inflightAtSend, flightSize: flightSize, now: now)
             if roundStart, !s.isAppLimited { checkFullPipe() }
         }
+        updateAckAggregation(bytesAcked: bytesAcked, now: now)
         if mode == .startup, filledPipe { mode = .drain }
         if mode == .drain, flightSize <= bdp() { startProbeDown(now: now) }
         updateProbeBW(flightSize: flightSize, now: now)
@@ -133,6 +134,29 @@ extension BBR {
         inflightLatest = 0
     }
 
+    /// Delayed and stretched SACKs deliver in clumps: the window must cover
+    /// the clump beyond what the bandwidth estimate expects, or a short
+    /// path (whose BDP is a few packets) idles between them.
+    private mutating func updateAckAggregation(bytesAcked: Int, now: Duration) {
+        guard bytesAcked > 0, maxBandwidth > 0 else { return }
+        if roundStart, roundCount % Self.extraAckedRoundsPerSlot == 0 {
+            let slot = (roundCount / Self.extraAckedRoundsPerSlot) % extraAckedSlots.count
+            extraAckedSlots[slot] = 0
+        }
+        var expected = Int(bandwidth * (now - ackEpochStart).seconds)
+        if ackEpochAcked <= expected {
+            ackEpochStart = now
+            ackEpochAcked = 0
+            expected = 0
+        }
+        ackEpochAcked += bytesAcked
+        let extra = min(ackEpochAcked - expected, cwnd)
+        let slot = (roundCount / Self.extraAckedRoundsPerSlot) % extraAckedSlots.count
+        extraAckedSlots[slot] = max(extraAckedSlots[slot], extra)
+    }
+
+    var extraAcked: Int { extraAckedSlots.max() ?? 0 }
+
     // MARK: ProbeBW (§4.3.3)
 
     private mutating func startProbeDown(now: Duration) {
@@ -227,7 +251,7 @@ extension BBR {
     }
 
     private mutating func setCwnd(bytesAcked: Int, totalDelivered: Int) {
-        let target = bdp(cwndGain) + 2 * burstPackets * mtu
+        let target = bdp(cwndGain) + extraAcked + 2 * burstPackets * mtu
         if recoveringFromTimeout {
             // Packet conservation until a round trip has passed since the
             // timeout; then the path evidently works: the window before it

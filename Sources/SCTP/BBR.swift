@@ -43,6 +43,8 @@ struct BBR {
     static let probeRTTDuration: Duration = .milliseconds(200)
     static let probeRTTCwndGain = 0.5
     static let minPipeCwndPackets = 4
+    /// Rounds per slot of the two-slot extra-acked filter (10 rounds in all).
+    static let extraAckedRoundsPerSlot = 5
     /// Probe for more bandwidth every 2–3 s (randomised so flows desynchronise).
     static let probeWaitBase: Duration = .seconds(2)
     /// A lossy round is congestion only with queueing beyond this share of the
@@ -96,6 +98,12 @@ struct BBR {
     var random: UInt64
     /// The generator's seed, for a model started afresh on a new path.
     let seed: UInt64
+
+    // Ack aggregation (§4.6.2.1): how far deliveries ran ahead of the
+    // bandwidth estimate, a windowed maximum over about ten rounds.
+    var extraAckedSlots = [0, 0]
+    var ackEpochStart: Duration = .zero
+    var ackEpochAcked = 0
 
     // ProbeRTT.
     var probeRTTDoneStamp: Duration?
