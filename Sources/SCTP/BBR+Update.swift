@@ -251,7 +251,9 @@ extension BBR {
     }
 
     private mutating func setCwnd(bytesAcked: Int, totalDelivered: Int) {
-        let target = bdp(cwndGain) + extraAcked + 2 * burstPackets * mtu
+        // Linux adds the aggregation allowance only once the pipe is full:
+        // in Startup the lagging estimate makes every clump look large.
+        let target = bdp(cwndGain) + (filledPipe ? extraAcked : 0) + 2 * burstPackets * mtu
         if recoveringFromTimeout {
             // Packet conservation until a round trip has passed since the
             // timeout; then the path evidently works: the window before it
