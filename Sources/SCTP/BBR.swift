@@ -43,6 +43,12 @@ struct BBR {
     static let probeRTTDuration: Duration = .milliseconds(200)
     static let probeRTTCwndGain = 0.5
     static let minPipeCwndPackets = 4
+    /// The least round trip the window is sized for. A user-space sender
+    /// and receiver on a busy machine answer in milliseconds, not the tens
+    /// of microseconds a LAN or loopback measures: a window of two such
+    /// BDPs idled between their turns (half the rate of CUBIC's on a
+    /// lab path without delay). On a path of 10 ms or more it changes nothing.
+    static let hostLatency: Duration = .milliseconds(5)
     /// Rounds per slot of the two-slot extra-acked filter (10 rounds in all).
     static let extraAckedRoundsPerSlot = 5
     /// Probe for more bandwidth every 2–3 s (randomised so flows desynchronise).
@@ -147,7 +153,7 @@ struct BBR {
     /// before any RTT sample.
     func bdp(_ gain: Double = 1) -> Int {
         guard let minRTT, maxBandwidth > 0 else { return Self.minPipeCwndPackets * mtu }
-        return Int(gain * bandwidth * minRTT.seconds)
+        return Int(gain * bandwidth * max(minRTT, Self.hostLatency).seconds)
     }
 
     var minPipeCwnd: Int { Self.minPipeCwndPackets * mtu }
