@@ -52,6 +52,8 @@ public final class PeerLink {
         config.announcesCodePAKE = true
         // CHATCLI_MAX_PACKET=1200 keeps every packet at an internet path's size (benchmarks).
         if let text = getenv("CHATCLI_MAX_PACKET"), let limit = Int(String(cString: text)), limit >= 256 { config.maxPacketSize = limit }
+        // CHATCLI_CONGESTION_CONTROL=cubic (or bbr) picks the SCTP sender's congestion control (benchmarks).
+        if let text = getenv("CHATCLI_CONGESTION_CONTROL"), let cc = CongestionControlAlgorithm(rawValue: String(cString: text)) { config.congestionControl = cc }
         do {
             connection = try PeerConnection(isOfferer: isOfferer, localAddresses: bound.keys.sorted { $0.description < $1.description },
                                             config: config, now: loop.now.duration)

@@ -140,6 +140,7 @@ extension PeerConnection {
         guard sctp == nil, let dtlsRole else { return }
         var sctpConfig = SCTPConfig()
         sctpConfig.maxPacketSize = min(sctpConfig.maxPacketSize, maxPacketSize)
+        sctpConfig.congestionControl = config.congestionControl
         if config.maxPacketSize > sctpConfig.maxPacketSize, let dtls {
             dtls.allowLargeRecords()
             sctpConfig.maxProbePacketSize = min(config.maxPacketSize, dtls.maxPlaintextSize)
@@ -165,6 +166,8 @@ extension PeerConnection {
                     continue
                 }
                 chatChannel = id
+                // Chat lines go ahead of file data queued on other channels.
+                sctp.association.setPriority(0, stream: id)
                 if let connection = currentConnectionInfo() {
                     info = connection
                     events.append(.connected(connection))

@@ -1,6 +1,10 @@
 import DTLS
 import ICE
+import SCTP
 import STUN
+
+/// The SCTP sender's congestion control, by its name in `CHATCLI_CONGESTION_CONTROL`.
+public typealias CongestionControlAlgorithm = SCTPCongestionControl
 
 public struct PeerConnectionConfig: Sendable {
     /// STUN servers for server-reflexive candidates.
@@ -15,6 +19,8 @@ public struct PeerConnectionConfig: Sendable {
     /// this size (at most 2^14, one DTLS record); `mtu` alone keeps every
     /// packet at the base size, as on the internet path it assumes.
     public var maxPacketSize = 16_384
+    /// The SCTP sender's congestion control.
+    public var congestionControl: CongestionControlAlgorithm = SCTPConfig().congestionControl
     /// The chat channel (WireProtocol.md §3).
     public var channelLabel = "chat"
     /// The optional extras channel (WireProtocol.md §3), opened by the offerer after `chat`.

@@ -77,11 +77,16 @@ public final class SCTPAssociation {
     var fastRetransmitBypass = false
     var flightSize = 0
     var congestion: CongestionControl
+    var deliveryRate = DeliveryRateEstimator()
+    var pacer = Pacer()
     var pathMTU: PathMTUSearch
     var rto: RTOEstimator
     var t3Deadline: Duration?
     var errorCount = 0
     var outgoingSSN: [UInt16: UInt16] = [:]
+    /// RFC 8260 priorities of outgoing streams; unlisted ones have
+    /// `defaultStreamPriority`.
+    var streamPriorities: [UInt16: UInt16] = [:]
     /// User messages (DCEP excluded) per stream whose every fragment the
     /// peer's cumulative ack covers: what the peer's SCTP has surely received.
     public internal(set) var acknowledgedMessages: [UInt16: Int] = [:]
@@ -106,11 +111,13 @@ public final class SCTPAssociation {
         localTag = tag
         initialTSN = rng.next()
         cookieKey = SipHashKey(k0: rng.next(), k1: rng.next())
+        let congestionSeed: UInt64 = rng.next()
         outboundStreamCount = config.outboundStreams
         inboundStreamCount = config.inboundStreams
         reassembly = ReassemblyQueue(maxMessageSize: config.maxMessageSize)
         retransmissionQueue = RetransmissionQueue(initialTSN: initialTSN)
-        congestion = CongestionControl(mtu: config.maxPacketSize, peerReceiverWindow: config.receiveBufferSize)
+        congestion = CongestionControl(mtu: config.maxPacketSize, peerReceiverWindow: config.receiveBufferSize,
+                                       algorithm: config.congestionControl, seed: congestionSeed)
         pathMTU = PathMTUSearch(base: config.maxPacketSize, maximum: config.maxProbePacketSize)
         rto = RTOEstimator(initial: config.rtoInitial, minimum: config.rtoMin, maximum: config.rtoMax)
         nextRequestSequence = initialTSN
@@ -124,7 +131,9 @@ public final class SCTPAssociation {
     /// Current retransmission timeout (for diagnostics and tests).
     public var currentRTO: Duration { rto.rto }
     public var smoothedRTT: Duration? { rto.srtt }
-    public var congestionWindow: Int { congestion.cwnd }
+    public var congestionWindow: Int { congestion.window }
+    /// Bytes per second the sender paces at; nil without pacing (CUBIC).
+    public var pacingRate: Double? { congestion.pacingRate }
     /// Bytes accepted by `send` but not yet transmitted once.
     public var bufferedAmount: Int { sendQueue.bufferedBytes }
     /// Bytes accepted by `send` and not yet covered by the peer's cumulative ack.
@@ -195,7 +204,19 @@ public final class SCTPAssociation {
             ssn = outgoingSSN[stream] ?? 0
             outgoingSSN[stream] = ssn &+ 1
         }
-        sendQueue.append(PendingMessage(streamID: stream, ppid: ppid, unordered: !ordered, streamSequence: ssn, bytes: bytes))
+        sendQueue.append(PendingMessage(streamID: stream, ppid: ppid, unordered: !ordered, streamSequence: ssn, bytes: bytes),
+                         priority: streamPriorities[stream] ?? Self.defaultStreamPriority)
+    }
+
+    /// Priority of streams nobody set one for.
+    public static let defaultStreamPriority: UInt16 = 256
+
+    /// Messages queued on `stream` from now on go out before those of
+    /// streams with a higher `priority` value (RFC 8260 §3.4), once the
+    /// message being fragmented is finished: a chat stream below the
+    /// default keeps lines ahead of bulk data.
+    public func setPriority(_ priority: UInt16, stream: UInt16) {
+        streamPriorities[stream] = priority
     }
 
     /// Graceful close: SHUTDOWN once everything queued was acknowledged.

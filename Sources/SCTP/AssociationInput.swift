@@ -146,7 +146,8 @@ extension SCTPAssociation {
         tracker = ReceiveTracker(peerInitialTSN: initialTSN)
         peerNextRequestSequence = initialTSN
         peerReceiverWindow = Int(window)
-        congestion = CongestionControl(mtu: packetSize, peerReceiverWindow: Int(window))
+        congestion = CongestionControl(mtu: packetSize, peerReceiverWindow: Int(window), algorithm: config.congestionControl,
+                                       seed: congestion.bbr?.seed ?? 0)
         outboundStreamCount = min(config.outboundStreams, inbound)
         inboundStreamCount = min(config.inboundStreams, outbound)
         peerSupportsForwardTSN = forwardTSN

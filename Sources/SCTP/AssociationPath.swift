@@ -12,6 +12,7 @@ extension SCTPAssociation {
         // Another path may carry less: start again from the base size.
         pathMTU.restart()
         congestion.mtu = packetSize
+        congestion.restartModel()
         sendPathMTUProbeIfDue()
         guard !retransmissionQueue.isEmpty else { return }
         retransmitOutstanding()

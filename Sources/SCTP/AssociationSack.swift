@@ -14,7 +14,7 @@ extension SCTPAssociation {
         let cumAck = retransmissionQueue.firstTSN &- 1
         // Older than our ack point (reordered SACK), or acking what we never sent.
         guard tsnLessOrEqual(cumAck, s.cumulativeTSNAck), tsnLess(s.cumulativeTSNAck, retransmissionQueue.nextTSN) else { return }
-        let fullyUtilized = flightSize >= congestion.cwnd
+        let fullyUtilized = flightSize >= congestion.window
         let cumAdvanced = s.cumulativeTSNAck != cumAck
         var bytesAcked = 0
         var rttSample: Duration?
@@ -30,6 +30,7 @@ extension SCTPAssociation {
             }
             if !c.gapAcked {
                 bytesAcked += c.size
+                deliveryRate.acknowledged(bytes: c.size, stamp: c.delivery, sentAt: c.sentAt, now: now)
                 highestNewlyAcked = tsn
                 // Karn: only chunks sent exactly once give RTT samples.
                 if c.transmissions == 1 {
@@ -54,6 +55,8 @@ extension SCTPAssociation {
                     retransmissionQueue[i].needsRetransmit = false
                     let size = retransmissionQueue[i].size
                     bytesAcked += size
+                    deliveryRate.acknowledged(bytes: size, stamp: retransmissionQueue[i].delivery,
+                                              sentAt: retransmissionQueue[i].sentAt, now: now)
                     if retransmissionQueue[i].inFlight {
                         retransmissionQueue[i].inFlight = false
                         flightSize -= size
@@ -111,6 +114,9 @@ extension SCTPAssociation {
         }
         congestion.onAcknowledged(bytesAcked: bytesAcked, cumulativeAdvanced: cumAdvanced, fullyUtilized: fullyUtilized,
                                   cumulativeTSN: s.cumulativeTSNAck, now: now, rtt: rto.srtt)
+        let sample = deliveryRate.takeSample(now: now, minRTT: congestion.bbr?.minRTT)
+        congestion.onDeliveryRateSample(sample, bytesAcked: bytesAcked, totalDelivered: deliveryRate.delivered, rtt: rttSample,
+                                        flightSize: flightSize, cumulativeTSN: s.cumulativeTSNAck, now: now)
         peerReceiverWindow = max(0, Int(s.advertisedReceiverWindowCredit) - flightSize)
         if cumAdvanced { errorCount = 0 }
         if retransmissionQueue.isEmpty {
@@ -123,6 +129,7 @@ extension SCTPAssociation {
     }
 
     func markForRetransmit(at i: Int, tsn: UInt32) {
+        congestion.onLoss(bytes: retransmissionQueue[i].size)
         retransmissionQueue[i].needsRetransmit = true
         retransmissionQueue[i].missIndications = 0
         if retransmissionQueue[i].inFlight {

@@ -20,8 +20,24 @@ extension SCTPAssociation {
     }
 
     var canSendNewData: Bool {
-        retransmitList.isEmpty && mayQueueNewData && !sendQueue.isEmpty && flightSize < congestion.cwnd
+        retransmitList.isEmpty && mayQueueNewData && !sendQueue.isEmpty && flightSize < congestion.window
             && (peerReceiverWindow > 0 || flightSize == 0)
+    }
+
+    /// When the pacer lets the next DATA packet go, if that is all that
+    /// holds it back: a deadline for ``pollTimeout()``.
+    var pacingDeadline: Duration? {
+        guard congestion.pacingRate != nil, !terminated, mayBundle, canSendRetransmission || canSendNewData,
+              !pacer.isReady(now: now) else { return nil }
+        return pacer.nextBurstAt
+    }
+
+    /// Takes one datagram from the pacer's current burst, if it has one.
+    private func pace() -> Bool {
+        // A plain Double, not the optional: the optimizer (Swift 6.3,
+        // CopyPropagation) crashed on an optional rate passed to `take`.
+        let rate = congestion.pacingRate ?? 0, burst = congestion.burstPackets, mtu = packetSize, at = now
+        return pacer.take(now: at, rate: rate, burstPackets: burst, mtu: mtu)
     }
 
     /// The next packet to send, nil when there is nothing to send now.
@@ -31,8 +47,16 @@ extension SCTPAssociation {
         if let packet = outbox.popFirst() { return packet }
         guard !terminated, mayBundle else { return nil }
         issueStreamResetIfReady()
-        let retransmitting = canSendRetransmission
-        let newData = !retransmitting && canSendNewData
+        var retransmitting = canSendRetransmission
+        var newData = !retransmitting && canSendNewData
+        if !retransmitting && !newData && sendQueue.isEmpty && retransmitList.isEmpty && flightSize < congestion.window
+            && deliveryRate.appLimitedUntil == 0 {
+            deliveryRate.markApplicationLimited(flightSize: flightSize)
+        }
+        if (retransmitting || newData) && !pace() {
+            retransmitting = false
+            newData = false
+        }
         guard !controlChunks.isEmpty || sackImmediately || retransmitting || newData else { return nil }
 
         var out: [UInt8] = []
@@ -86,7 +110,7 @@ extension SCTPAssociation {
             let c = retransmissionQueue[i]
             if out.count + 16 + ((c.size + 3) & ~3) > limit { break }
             if !bypass && !congestion.mayRetransmit(flightSize: flightSize) { break }
-            if !bypass && flightSize >= congestion.cwnd { congestion.spendRecoveryCredit(c.size) }
+            if !bypass && flightSize >= congestion.window { congestion.spendRecoveryCredit(c.size) }
             ChunkEncoder.encode(.data(DataChunk(flags: c.flags, tsn: tsn, streamID: c.streamID, streamSequence: c.streamSequence,
                                                 ppid: c.ppid, userData: c.payload)), into: &out)
             retransmissionQueue[i].needsRetransmit = false
@@ -94,6 +118,7 @@ extension SCTPAssociation {
             retransmissionQueue[i].transmissions += 1
             retransmissionQueue[i].missIndications = 0
             retransmissionQueue[i].sentAt = now
+            retransmissionQueue[i].delivery = deliveryRate.stamp(now: now, flightBefore: flightSize, size: c.size)
             flightSize += c.size
             statistics.retransmittedChunks += 1
             taken += 1
@@ -112,7 +137,7 @@ extension SCTPAssociation {
         var wrote = false
         while let n = sendQueue.nextFragmentSize(max: maxFragment) {
             if out.count + 16 + ((n + 3) & ~3) > limit { break }
-            if flightSize >= congestion.cwnd { break }
+            if flightSize >= congestion.window { break }
             // Respect the peer's window; with nothing in flight one chunk may
             // probe a zero window (RFC 9260 §6.1 rule A).
             if n > peerReceiverWindow && flightSize > 0 { break }
@@ -120,7 +145,8 @@ extension SCTPAssociation {
             guard let d = sendQueue.takeFragment(max: maxFragment, tsn: tsn) else { break }
             ChunkEncoder.encode(.data(d), into: &out)
             retransmissionQueue.append(OutstandingChunk(flags: d.flags, streamID: d.streamID, streamSequence: d.streamSequence,
-                                                        ppid: d.ppid, payload: d.userData, sentAt: now))
+                                                        ppid: d.ppid, payload: d.userData, sentAt: now,
+                                                        delivery: deliveryRate.stamp(now: now, flightBefore: flightSize, size: n)))
             flightSize += n
             statistics.dataChunksSent += 1
             peerReceiverWindow = max(0, peerReceiverWindow - n)

@@ -15,6 +15,8 @@ struct OutstandingChunk {
     var needsRetransmit = false
     /// Fast retransmit happens once per chunk; later losses are T3's job.
     var fastRetransmitted = false
+    /// The delivery-rate state when it was last sent.
+    var delivery = DeliveryStamp()
 
     var size: Int { payload.count }
 }

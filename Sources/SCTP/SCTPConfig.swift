@@ -26,6 +26,8 @@ public struct SCTPConfig: Sendable {
     public var maxInitRetransmits = 8
     public var maxAssociationRetransmits = 10
     public var cookieLifetime: Duration = .seconds(60)
+    /// How the sender decides how fast to send.
+    public var congestionControl: SCTPCongestionControl = .bbr
 
     public init() {}
 
@@ -33,6 +35,15 @@ public struct SCTPConfig: Sendable {
     /// header and padding (chunks pad to 4 bytes, so an unaligned packet
     /// limit such as DTLS's 1163 must round down, or the chunk never fits).
     var maxFragmentSize: Int { max(64, (maxPacketSize - SCTPPacket.commonHeaderSize - 16) & ~3) }
+}
+
+/// The sender's congestion control.
+public enum SCTPCongestionControl: String, Sendable, CaseIterable {
+    /// Model-based, paced (draft-ietf-ccwg-bbr, BBRv3's loss response):
+    /// keeps a lossy long path full.
+    case bbr
+    /// Loss-based (RFC 9438) with HyStart, as TCP has it by default.
+    case cubic
 }
 
 /// What the application learns from an association.

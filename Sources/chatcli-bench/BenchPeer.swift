@@ -41,6 +41,8 @@ final class BenchPeer {
             var config = PeerConnectionConfig()
             // CHATCLI_MAX_PACKET=1200: every packet at an internet path's size, as for chatcli.
             if let text = getenv("CHATCLI_MAX_PACKET"), let limit = Int(String(cString: text)), limit >= 256 { config.maxPacketSize = limit }
+            // CHATCLI_CONGESTION_CONTROL=cubic (or bbr) picks the SCTP sender's congestion control (benchmarks).
+            if let text = getenv("CHATCLI_CONGESTION_CONTROL"), let cc = CongestionControlAlgorithm(rawValue: String(cString: text)) { config.congestionControl = cc }
             pc = try PeerConnection(isOfferer: isOfferer, localAddresses: [base], config: config, now: loop.now.duration)
         } catch {
             socket.close()

@@ -29,9 +29,11 @@ func longFatPath(loss: Double, bandwidth: Int = 25_000_000) -> LinkProfile {
 /// back-pressure does) and the receiver reading at once; stops when all
 /// arrived or after `limit` of virtual time.
 func bulkTransfer(total: Int, profile: LinkProfile, packetSize: Int, seed: UInt64, limit: Duration,
-                  receiveBuffer: Int = SCTPConfig().receiveBufferSize) -> BulkTransferResult {
+                  receiveBuffer: Int = SCTPConfig().receiveBufferSize, algorithm: SCTPCongestionControl = .cubic,
+                  during: ((SimulatedPair<SCTPAssociation>, Int) -> Void)? = nil) -> BulkTransferResult {
     var config = SCTPConfig()
     config.maxPacketSize = packetSize
+    config.congestionControl = algorithm
     config.receiveBufferSize = receiveBuffer
     let pair = connectedPair(profile: profile, seed: seed, configA: config, configB: config)
     let a = pair.a, b = pair.b
@@ -48,6 +50,7 @@ func bulkTransfer(total: Int, profile: LinkProfile, packetSize: Int, seed: UInt6
             received += 1
             bytes += m.count
         }
+        during?(pair, bytes)
         while sent < count && a.bufferedAmount < 1 << 20 {
             message[0] = UInt8(truncatingIfNeeded: sent)
             message[1] = UInt8(truncatingIfNeeded: sent >> 8)

@@ -78,6 +78,10 @@ public final class NetworkEmulator<Address: Hashable & Sendable> {
     public var paths: [Path: LinkConditions] = [:]
     /// Addresses whose traffic is dropped both ways while listed (a cut cable).
     public var severed: Set<Address> = []
+    /// Senders whose datagrams queue on another sender's link (the key
+    /// sends through the value's bottleneck, `bandwidth` and `queueLimit`
+    /// of its own path): flows that compete for one bottleneck.
+    public var sharedLinks: [Address: Address] = [:]
     public private(set) var sent = 0
     public private(set) var dropped = 0
 
@@ -115,11 +119,12 @@ public final class NetworkEmulator<Address: Hashable & Sendable> {
         if let mtu = path.mtu, bytes.count > mtu { return drop() }
         var departure = now
         if let bandwidth = path.bandwidth, bandwidth > 0 {
-            let free = max(now, linkFreeAt[source] ?? now)
+            let link = sharedLinks[source] ?? source
+            let free = max(now, linkFreeAt[link] ?? now)
             let backlog = (free - now) / .seconds(1) * Double(bandwidth)
             if backlog + Double(bytes.count) > Double(path.queueLimit) { return drop() }
             departure = free + .nanoseconds(Int64(bytes.count) * 1_000_000_000 / Int64(bandwidth))
-            linkFreeAt[source] = departure
+            linkFreeAt[link] = departure
         }
         if rng.chance(path.loss) { return drop() }
         let copies = rng.chance(path.duplication) ? 2 : 1

@@ -147,7 +147,8 @@ def events(lines, deadline):
 def chatcli_run(args, source, out, deadline):
     """One chatcli send (left) -> receive (right)."""
     size = os.path.getsize(source)
-    sender = in_host(args, "left", [args.chatcli, "send", source, "--json", "--server", SERVER],
+    cc = ["env", f"CHATCLI_CONGESTION_CONTROL={args.chatcli_cc}"] if args.chatcli_cc else []
+    sender = in_host(args, "left", [*cc, args.chatcli, "send", source, "--json", "--server", SERVER],
                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     receiver = None
     row = {"complete": False}
@@ -158,7 +159,7 @@ def chatcli_run(args, source, out, deadline):
         # Its progress events must not fill the pipe and stall it.
         threading.Thread(target=lambda: sender.stdout.read(), daemon=True).start()
         start = time.monotonic()
-        receiver = in_host(args, "right", [args.chatcli, "receive", code, "--out", out, "--yes", "--json", "--server", SERVER],
+        receiver = in_host(args, "right", [*cc, args.chatcli, "receive", code, "--out", out, "--yes", "--json", "--server", SERVER],
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         first = last = accepted = None
         for t, e in events(Lines(receiver), deadline):
@@ -247,6 +248,10 @@ def phases(args):
         opts = ["--delay-ms", str(args.delay_ms), "--loss-pct", f"{loss:g}"]
         if loss:
             opts += ["--loss-tcp-port", str(TCP_PORT)]
+        if args.rate_mbit:
+            # The queue in bytes: --queue-bdp bandwidth-delay products of the round trip.
+            queue = int(args.rate_mbit * 125_000 * 2 * args.delay_ms / 1000 * args.queue_bdp)
+            opts += ["--rate-mbit", str(args.rate_mbit), "--queue-bytes", str(queue)]
         result.append(("long path", args.delay_ms, loss, opts))
     return result
 
@@ -396,6 +401,9 @@ def main():
     ap.add_argument("--loss", default="0 1")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--tcp-cc", default="cubic")
+    ap.add_argument("--chatcli-cc", default="")
+    ap.add_argument("--rate-mbit", type=int, default=0)
+    ap.add_argument("--queue-bdp", type=float, default=1.0)
     ap.add_argument("--no-ceiling", dest="ceiling", action="store_false")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
