@@ -36,7 +36,7 @@ let package = Package(
         // The web page and the cluster's Redis scripts are files, embedded at build
         // time (`PackageResources`) and linted by Tools/lib/lint-assets.
         .target(name: "SignalingServer", dependencies: [
-            "Wire", "STUN", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL", "CShims", "Redis",
+            "Wire", "STUN", "TURN", "TURNServer", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL", "CShims", "Redis",
         ], resources: [
             .embedInCode("Web/Assets/index.html"), .embedInCode("Web/Assets/app.css"), .embedInCode("Web/Assets/app.js"),
             .embedInCode("Web/Assets/sas-words.js"), .embedInCode("Web/Assets/icon.svg"),

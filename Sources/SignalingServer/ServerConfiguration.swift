@@ -16,6 +16,9 @@ public struct ServerConfiguration: Sendable {
     public var turnSecret: [UInt8]?
     /// TURN credentials only for room members who name their room.
     public var turnMembersOnly = false
+    /// The embedded TURN relay (on by default; nil with `--no-turn` or an
+    /// external relay given by `--turn-url`).
+    public var relay: RelaySettings? = RelaySettings()
     public var missedAcceptsPerMinute = 10
     /// Connections and room creations per client (`--connection-limit`, `--create-limit`).
     public var clientLimits = ClientLimits.Settings()

@@ -52,9 +52,15 @@ extension TURNServer {
         guard let transport else { return refuse(.badRequest) }
         guard transport == 17 else { return refuse(.unsupportedTransportProtocol) }
         // Features this relay does not offer: DONT-FRAGMENT (§7.2 says to
-        // treat it as unknown), EVEN-PORT and RESERVATION-TOKEN.
-        let unsupported = message.attributes.map(\.type).filter { [.dontFragment, .evenPort, .reservationToken].contains($0) }
+        // treat it as unknown) and RESERVATION-TOKEN (no port is ever reserved).
+        let unsupported = message.attributes.map(\.type).filter { [.dontFragment, .reservationToken].contains($0) }
         if !unsupported.isEmpty { return refuse(.unknownAttribute, [.unknownAttributes(unsupported)]) }
+        // EVEN-PORT: an even port is easy; reserving the next one (R) is not offered (§7.2: 508).
+        var evenPort = false
+        for case .evenPort(let reserveNext) in message.attributes {
+            if reserveNext { return refuse(.insufficientCapacity) }
+            evenPort = true
+        }
         var family = TURNFamily.ipv4
         for case .requestedAddressFamily(let requested) in message.attributes { family = requested == .ipv4 ? .ipv4 : .ipv6 }
         guard configuration.relayFamilies.contains(family) else { return refuse(.addressFamilyNotSupported) }
@@ -63,7 +69,7 @@ extension TURNServer {
         pending.insert(tuple)
         let pendingAllocation = PendingAllocation(
             tuple: tuple, family: family, transactionID: id, username: credentials.username, user: credentials.user,
-            key: key, lifetime: grantedLifetime(message.lifetime))
+            key: key, lifetime: grantedLifetime(message.lifetime), evenPort: evenPort)
         return [.openRelay(pendingAllocation)]
     }
 
@@ -71,7 +77,7 @@ extension TURNServer {
     public func relayOpened(_ allocation: PendingAllocation, address: STUNAddress?, now: Duration) -> [TURNServerOutput] {
         let tuple = allocation.tuple, id = allocation.transactionID
         guard pending.remove(tuple) != nil else { return address.map { [.closeRelay($0)] } ?? [] }
-        guard let address else {
+        guard let address, !allocation.evenPort || address.port % 2 == 0 else {
             return [reply(error: .insufficientCapacity, method: .allocate, id: id, to: tuple, key: allocation.key)]
         }
         let lifetimeSeconds = UInt32(clamping: allocation.lifetime.components.seconds)

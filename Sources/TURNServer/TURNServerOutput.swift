@@ -24,6 +24,8 @@ public struct PendingAllocation: Hashable, Sendable {
     let user: String
     let key: STUNKey
     let lifetime: Duration
+    /// EVEN-PORT asked for an even relayed port (RFC 8656 §14.6).
+    public let evenPort: Bool
 }
 
 /// Counters an operator watches (`/metrics`); they only grow, except

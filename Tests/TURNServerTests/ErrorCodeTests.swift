@@ -111,6 +111,18 @@ import TURNServer
     #expect(lab.server.allocationCount == 0)
 }
 
+@Test func evenPortGetsAnEvenRelayedPortButAReservationIs508() throws {
+    let lab = RelayLab()
+    let first = RawSession(lab, RelayLab.tuple(1), user: "a")
+    #expect(first.allocate() != nil)
+    let even = RawSession(lab, RelayLab.tuple(2), user: "b")
+    let relayed = try #require(even.allocate([.evenPort(reserveNextPort: false)]))
+    #expect(relayed.port % 2 == 0)
+    let reserving = RawSession(lab, RelayLab.tuple(3), user: "c")
+    reserving.learnNonce()
+    #expect(reserving.send(.allocate, [.requestedTransport(17), .evenPort(reserveNextPort: true)])?.code == 508)
+}
+
 @Test func anIPv6RelayFromAnIPv4OnlyRelayIs440() {
     let lab = RelayLab()
     let session = RawSession(lab, RelayLab.tuple(1))

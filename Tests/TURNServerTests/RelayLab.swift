@@ -109,6 +109,7 @@ final class RelayLab {
             case .openRelay(let pending):
                 var address: STUNAddress?
                 if canOpenRelays {
+                    if pending.evenPort && nextRelayPort % 2 == 1 { nextRelayPort += 1 }
                     address = STUNAddress(ipv4: 192, 0, 2, 1, port: nextRelayPort)
                     nextRelayPort += 1
                     openRelays.insert(address!)
