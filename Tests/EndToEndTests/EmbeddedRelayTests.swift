@@ -1,0 +1,96 @@
+import Foundation
+import STUN
+import Testing
+import TestSupport
+
+/// The TURN relay inside `chatcli serve` (no coturn): relay-only peers chat
+/// and send a file through it, coturn's own test client passes against it,
+/// and abusive clients get errors or are cut while others' chats go on.
+/// Loopback peers need `--turn-allow-peer` (the default policy forbids them).
+@Suite(.serialized) struct EmbeddedRelayTests {
+    static let labPeers = ["--turn-allow-peer", "127.0.0.0/8"]
+
+    @Test func relayOnlyPeersChatThroughServesOwnRelay() throws {
+        let server = try ServerProcess(arguments: Self.labPeers)
+        let (alice, bob) = try RelayTests.startChat(server, alice: ["--relay-only"], bob: ["--relay-only"])
+        let fromAlice = ChatTests.messages("a"), fromBob = ChatTests.messages("b")
+        alice.write(ChatTests.lines(fromAlice))
+        bob.write(ChatTests.lines(fromBob))
+        let connected = try #require(alice.waitForEvent("connected", timeout: 20), "\(alice.transcript)\n\(bob.transcript)\n\(server.process.transcript)")
+        #expect(connected["path"] as? String == "relay")
+        #expect((connected["local"] as? String)?.hasPrefix("relay 127.0.0.1:") == true, "\(connected)")
+        #expect(bob.waitForEvent("connected")?["path"] as? String == "relay", "\(bob.transcript)")
+        ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
+    }
+
+    @Test func aFileCrossesServesRelayVerified() throws {
+        let server = try ServerProcess(arguments: Self.labPeers)
+        let dir = Harness.temporaryDirectory()
+        let out = dir + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let path = dir + "/relayed.bin"
+        let content = Data(FileTransferTests.pattern(3_000_000, seed: 26))
+        try content.write(to: URL(fileURLWithPath: path))
+        let sender = try ChildProcess.chatcli(["send", path, "--server", server.url, "--json", "--relay-only"], name: "sender")
+        let receiver = try ChildProcess.chatcli(["receive", try FileTransferTests.code(sender), "--out", out, "--yes", "--server", server.url,
+                                                 "--json", "--relay-only"], name: "receiver")
+        #expect(sender.waitForExit(timeout: 120) == 0, "\(sender.transcript)\n\(server.process.transcript)")
+        #expect(receiver.waitForExit(timeout: 30) == 0, "\(receiver.transcript)")
+        #expect(FileTransferTests.bytes(out + "/relayed.bin") == content)
+        #expect(receiver.stdout.contains { $0.contains(#""path":"relay""#) }, "\(receiver.transcript)")
+    }
+
+    /// coturn's test client, Send indications (`-s`: it picks channel
+    /// numbers from RFC 5766's 0x4000–0x7FFF, and RFC 8656 reserved
+    /// 0x5000 up), one RTP allocation each (`-c`), to `turnutils_peer`.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/turnutils_uclient"), "coturn's turnutils are not installed"),
+          arguments: ["udp", "tcp"])
+    func turnutilsUclientPassesAgainstServe(transport: String) throws {
+        let server = try ServerProcess(arguments: Self.labPeers)
+        let (username, password) = try Self.credentials(server)
+        let peerPort = Harness.freePort(udpPair: true)
+        let peer = try ChildProcess("/usr/bin/turnutils_peer", ["-p", "\(peerPort)", "-L", "127.0.0.1"], name: "peer")
+        defer { peer.stop() }
+        let port = transport == "udp" ? server.stunPort : server.port
+        let client = try ChildProcess("/usr/bin/turnutils_uclient", (transport == "tcp" ? ["-t"] : []) + [
+            "-c", "-s", "-u", username, "-w", password, "-p", "\(port)", "-e", "127.0.0.1", "-r", "\(peerPort)",
+            "-n", "50", "-m", "4", "-l", "200", "127.0.0.1",
+        ], name: "uclient")
+        #expect(client.waitForExit(timeout: 60) == 0, "\(client.transcript)")
+        let text = client.transcript
+        #expect(text.contains("tot_send_msgs=200, tot_recv_msgs=200"), "\(text)")
+        #expect(text.contains("Total lost packets 0 "), "\(text)")
+    }
+
+    /// One member's credentials allocate again and again: the eleventh gets
+    /// 486 (Allocation Quota Reached), and a relayed chat still connects.
+    @Test func anAllocationFloodIsRefusedWith486AndOthersChatOn() throws {
+        let server = try ServerProcess(arguments: Self.labPeers)
+        let (username, password) = try Self.credentials(server)
+        var codes: [Int] = []
+        var probes: [TURNProbe] = []
+        for _ in 0..<12 {
+            let probe = try TURNProbe(port: server.stunPort)
+            codes.append(try probe.allocate(username: username, password: password))
+            probes.append(probe)
+        }
+        #expect(codes == Array(repeating: 0, count: 10) + [486, 486], "\(server.process.transcript)")
+        let (alice, bob) = try RelayTests.startChat(server, alice: ["--relay-only"], bob: ["--relay-only"])
+        let fromAlice = ChatTests.messages("a"), fromBob = ChatTests.messages("b")
+        alice.write(ChatTests.lines(fromAlice))
+        bob.write(ChatTests.lines(fromBob))
+        #expect(alice.waitForEvent("connected", timeout: 20)?["path"] as? String == "relay", "\(alice.transcript)")
+        ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
+    }
+
+    /// The TURN entry `/api/ice-servers` hands out (anyone's: a fresh id each time).
+    static func credentials(_ server: ServerProcess) throws -> (String, String) {
+        let response = REST.request("GET", port: server.port, "/api/ice-servers")
+        let json = try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any]
+        let body = try #require(json?["iceServers"] as? [[String: Any]], "\(response)")
+        let turn = try #require(body.first { $0["username"] != nil }, "\(body)")
+        let urls = turn["urls"] as? [String] ?? []
+        #expect(urls == ["turn:127.0.0.1:\(server.stunPort)?transport=udp", "turn:127.0.0.1:\(server.port)?transport=tcp"])
+        return (try #require(turn["username"] as? String), try #require(turn["credential"] as? String))
+    }
+}
