@@ -50,7 +50,8 @@ import TestSupport
         let (username, password) = try Self.credentials(server)
         let peerPort = Harness.freePort(udpPair: true)
         let peer = try ChildProcess("/usr/bin/turnutils_peer", ["-p", "\(peerPort)", "-L", "127.0.0.1"], name: "peer")
-        defer { peer.stop() }
+        // SIGKILL: a child of the test runner inherits its blocked SIGTERM, which turnutils_peer never unblocks.
+        defer { peer.signal(SIGKILL); _ = peer.waitForExit() }
         let port = transport == "udp" ? server.stunPort : server.port
         let client = try ChildProcess("/usr/bin/turnutils_uclient", (transport == "tcp" ? ["-t"] : []) + [
             "-c", "-s", "-u", username, "-w", password, "-p", "\(port)", "-e", "127.0.0.1", "-r", "\(peerPort)",
