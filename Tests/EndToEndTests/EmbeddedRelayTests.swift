@@ -84,6 +84,37 @@ import TestSupport
         ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
     }
 
+    /// A TCP client allocates, lets a peer flood its relayed address and
+    /// never reads: the server stops queueing for it and cuts it, and a
+    /// relayed chat on the same server still connects.
+    @Test func aTCPClientThatNeverReadsIsCutAndOthersChatOn() throws {
+        let server = try ServerProcess(arguments: Self.labPeers)
+        let (username, password) = try Self.credentials(server)
+        let client = try TURNProbe(port: server.port, stream: true)
+        #expect(try client.allocate(username: username, password: password) == 0)
+        let relayed = try #require(client.relayed)
+        let flooder = try TURNProbe(port: relayed.port)
+        var local = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(flooder.fd, $0, &length) } }
+        #expect(try client.createPermission(STUNAddress(ipv4: 127, 0, 0, 1, port: UInt16(bigEndian: local.sin_port))) == 0)
+        let datagram = [UInt8](repeating: 0x42, count: 1200)
+        var cut: String?
+        let deadline = Date().addingTimeInterval(60)
+        while cut == nil && Date() < deadline {
+            for _ in 0..<200 { _ = datagram.withUnsafeBytes { send(flooder.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) } }
+            cut = server.process.waitForLine(stderr: true, timeout: 0.05) { $0.contains("event=turn_cut") }
+        }
+        #expect(cut?.contains("not reading") == true, "\(server.process.transcript.suffix(2000))")
+        #expect(client.waitForClose(), "the server closes the connection it cut")
+        let (alice, bob) = try RelayTests.startChat(server, alice: ["--relay-only"], bob: ["--relay-only"])
+        let fromAlice = ChatTests.messages("a"), fromBob = ChatTests.messages("b")
+        alice.write(ChatTests.lines(fromAlice))
+        bob.write(ChatTests.lines(fromBob))
+        #expect(alice.waitForEvent("connected", timeout: 20)?["path"] as? String == "relay", "\(alice.transcript)")
+        ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
+    }
+
     /// The TURN entry `/api/ice-servers` hands out (anyone's: a fresh id each time).
     static func credentials(_ server: ServerProcess) throws -> (String, String) {
         let response = REST.request("GET", port: server.port, "/api/ice-servers")
