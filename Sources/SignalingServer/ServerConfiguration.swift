@@ -19,6 +19,8 @@ public struct ServerConfiguration: Sendable {
     /// The embedded TURN relay (on by default; nil with `--no-turn` or an
     /// external relay given by `--turn-url`).
     public var relay: RelaySettings? = RelaySettings()
+    /// `GET /metrics` (Prometheus text) on this address only; nil: no metrics.
+    public var metricsListen: String?
     public var missedAcceptsPerMinute = 10
     /// Connections and room creations per client (`--connection-limit`, `--create-limit`).
     public var clientLimits = ClientLimits.Settings()

@@ -21,6 +21,8 @@ public final class SignalingService {
     var listener: TCPListener?
     var stun: STUNService?
     var relay: RelayService?
+    var metricsListener: TCPListener?
+    var counters = ServiceCounters()
     /// The relay's shared secret: `--turn-secret-file`, else drawn at start.
     let relaySecret: [UInt8]
     var connections: [ConnectionID: ServerConnection] = [:]
@@ -99,8 +101,11 @@ public final class SignalingService {
                                      servicePorts: [config.port, listener.localAddress.port, config.stunPort, config.stunPort &+ 1], log: log)
             }
             if !config.embedded { stun = try STUNService(loop: loop, host: address, port: config.stunPort, relay: relay) }
+            try startMetrics()
         } catch {
             listener?.close()
+            stun?.close()
+            relay?.close()
             throw .cannotListen(reason: error.description)
         }
         housekeeping = loop.schedule(after: .seconds(5)) { [weak self] in self?.tidy() }
@@ -122,6 +127,7 @@ public final class SignalingService {
         stopping = true
         log.write("shutdown", ["connections": "\(connections.count)"])
         listener?.close()
+        metricsListener?.close()
         stun?.close()
         relay?.close()
         housekeeping?.cancel()

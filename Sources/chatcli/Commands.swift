@@ -20,6 +20,7 @@ enum Commands {
             .value("turn-relay-ports", "LOW-HIGH", "UDP ports for relayed addresses (default: any the kernel picks)."),
             .value("turn-user-quota", "N", "Relay allocations one chat member may hold at once (default 10)."),
             .value("turn-max-allocations", "N", "Relay allocations in all (default 1000)."),
+            .value("metrics-listen", "ADDR:PORT", "Serve GET /metrics (Prometheus text) on this address only (off by default)."),
             .value("rate-limit", "N", "Wrong codes (accepts that miss) allowed per client per minute (default 10)."),
             .value("create-limit", "N", "Rooms one client may create per hour (default 60)."),
             .value("connection-limit", "N", "Connections one client may hold open at once (default 100)."),

@@ -87,6 +87,12 @@ enum ServeCommand {
             throw UsageError(message: "--turn-url needs the shared secret: set CHATCLI_TURN_SECRET or use --turn-secret-file F")
         }
         config.relay = try relaySettings(args, external: !config.turnURLs.isEmpty)
+        if let metrics = args.value("metrics-listen") {
+            guard SocketAddress(metrics) != nil else {
+                throw UsageError(message: "--metrics-listen takes an address and port like 127.0.0.1:9090 or [::1]:9090, not '\(metrics)'")
+            }
+            config.metricsListen = metrics
+        }
         config.turnMembersOnly = args.has("turn-members-only")
         if config.turnMembersOnly && config.turnURLs.isEmpty && config.relay == nil {
             throw UsageError(message: "--turn-members-only restricts TURN credentials, and there is no relay (--no-turn without --turn-url)")

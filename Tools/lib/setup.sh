@@ -4,7 +4,7 @@
 CHATCLI_APT_PACKAGES=(
   libssl-dev libsodium-dev libreadline-dev libsqlite3-dev pkg-config
   openssl ca-certificates python3 python3-venv python3-pip
-  tmux iproute2 iptables nftables coturn
+  tmux iproute2 iptables nftables coturn prometheus
   groff-base zsh
   chromium firefox-esr
   redis-server haproxy
@@ -29,7 +29,7 @@ ensure_system_packages() {
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
   # coturn's package starts a daemon on some systems; tests start their own.
-  if command -v systemctl >/dev/null 2>&1; then "${sudo[@]}" systemctl disable --now coturn >/dev/null 2>&1 || true; fi
+  if command -v systemctl >/dev/null 2>&1; then "${sudo[@]}" systemctl disable --now coturn prometheus >/dev/null 2>&1 || true; fi
 }
 
 ensure_python_venv() {
