@@ -21,6 +21,8 @@ public struct ServerConfiguration: Sendable {
     public var relay: RelaySettings? = RelaySettings()
     /// `GET /metrics` (Prometheus text) on this address only; nil: no metrics.
     public var metricsListen: String?
+    /// One JSON object per log line instead of logfmt (`--log-format json`).
+    public var logJSON = false
     public var missedAcceptsPerMinute = 10
     /// Connections and room creations per client (`--connection-limit`, `--create-limit`).
     public var clientLimits = ClientLimits.Settings()

@@ -44,7 +44,7 @@ public final class SignalingService {
         self.loop = loop
         self.config = config
         limits = ClientLimits(config.clientLimits)
-        log = AccessLog(showAddresses: config.logAddresses)
+        log = AccessLog(showAddresses: config.logAddresses, json: config.logJSON)
         log.enabled = !config.embedded
         relaySecret = config.turnSecret ?? Self.randomSecret()
         var iceServers = ICEServerConfiguration(

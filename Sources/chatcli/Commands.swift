@@ -26,6 +26,7 @@ enum Commands {
             .value("connection-limit", "N", "Connections one client may hold open at once (default 100)."),
             .value("max-rooms", "N", "Live rooms above which creating answers 503 code_space_full (default 100000)."),
             .flag("log-addresses", "Log client addresses in full (they are redacted by default)."),
+            .value("log-format", "FORMAT", "logfmt (key=value, the default) or json (one object per line, for log shippers)."),
             .value("cors-origin", "ORIGIN", "Let a web page hosted at ORIGIN (https://host[:port]) call the REST API (off by default)."),
             .value("trusted-proxy", "IP", "Load balancer whose X-Forwarded-For names the client, for the limits (repeatable).", repeatable: true),
             .value("redis", "URL", "Keep rooms in Redis, shared by every instance (redis://[user@]HOST:PORT[/DB], rediss:// for TLS)."),

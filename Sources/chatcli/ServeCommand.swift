@@ -87,6 +87,11 @@ enum ServeCommand {
             throw UsageError(message: "--turn-url needs the shared secret: set CHATCLI_TURN_SECRET or use --turn-secret-file F")
         }
         config.relay = try relaySettings(args, external: !config.turnURLs.isEmpty)
+        switch args.value("log-format") {
+        case nil, "logfmt": break
+        case "json": config.logJSON = true
+        case let other?: throw UsageError(message: "--log-format takes logfmt or json, not '\(other)'")
+        }
         if let metrics = args.value("metrics-listen") {
             guard SocketAddress(metrics) != nil else {
                 throw UsageError(message: "--metrics-listen takes an address and port like 127.0.0.1:9090 or [::1]:9090, not '\(metrics)'")

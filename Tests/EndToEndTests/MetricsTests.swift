@@ -69,3 +69,18 @@ struct MetricsTests {
         #expect(publicPort.status == 404, "metrics are never on the public port")
     }
 }
+
+struct LogFormatTests {
+    @Test func logFormatJSONWritesOneObjectPerLine() throws {
+        let server = try ServerProcess(arguments: ["--log-format", "json"])
+        #expect(REST.request("GET", port: server.port, "/healthz").status == 200)
+        let line = try #require(server.process.waitForLine(stderr: true) { $0.contains("/healthz") }, "\(server.process.transcript)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+        #expect(object["event"] as? String == "http")
+        #expect(object["path"] as? String == "/healthz")
+        #expect(object["status"] as? String == "200")
+        #expect((object["ts"] as? String)?.hasSuffix("Z") == true)
+        let first = try #require(server.process.stderr.first { $0.contains("listening") })
+        #expect(first.hasPrefix("{"), "\(first)")
+    }
+}
