@@ -40,6 +40,13 @@ import TestSupport
         #expect(receiver.stdout.contains { $0.contains(#""path":"relay""#) }, "\(receiver.transcript)")
     }
 
+    /// chatcli relay-only against aiortc (an independent WebRTC stack that
+    /// takes the same `/api/ice-servers` answer) through serve's relay.
+    @Test func chatcliRelayOnlyChatsWithAiortcThroughServesRelay() throws {
+        let connected = try ChatTests.chatWithAiortc(try ServerProcess(arguments: Self.labPeers), who: "chatcli-creates", flags: ["--relay-only"])
+        #expect(connected?["path"] as? String == "relay", "\(connected ?? [:])")
+    }
+
     /// coturn's test client, Send indications (`-s`: it picks channel
     /// numbers from RFC 5766's 0x4000–0x7FFF, and RFC 8656 reserved
     /// 0x5000 up), one RTP allocation each (`-c`), to `turnutils_peer`.
