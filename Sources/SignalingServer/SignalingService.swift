@@ -98,7 +98,8 @@ public final class SignalingService {
             self.listener = listener
             if !config.embedded, config.turnURLs.isEmpty, let settings = config.relay {
                 relay = RelayService(loop: loop, settings: settings, secret: relaySecret,
-                                     servicePorts: [config.port, listener.localAddress.port, config.stunPort, config.stunPort &+ 1], log: log)
+                                     servicePorts: Set([config.port, listener.localAddress.port, config.stunPort, config.stunPort &+ 1]
+                                                       + [config.metricsListen.flatMap { SocketAddress($0)?.port }].compactMap { $0 }), log: log)
             }
             if !config.embedded { stun = try STUNService(loop: loop, host: address, port: config.stunPort, relay: relay) }
             try startMetrics()

@@ -64,7 +64,10 @@ extension TURNServer {
         var family = TURNFamily.ipv4
         for case .requestedAddressFamily(let requested) in message.attributes { family = requested == .ipv4 ? .ipv4 : .ipv6 }
         guard configuration.relayFamilies.contains(family) else { return refuse(.addressFamilyNotSupported) }
-        if perUser[credentials.user, default: 0] >= configuration.allocationsPerUser { return refuse(.allocationQuotaReached) }
+        if perUser[credentials.user, default: 0] >= configuration.allocationsPerUser
+            || perClientAddress[tuple.client.ip, default: 0] + pending.filter({ $0.client.ip == tuple.client.ip }).count >= configuration.allocationsPerClientAddress {
+            return refuse(.allocationQuotaReached)
+        }
         if allocations.count + pending.count >= configuration.maxAllocations { return refuse(.insufficientCapacity) }
         pending.insert(tuple)
         let pendingAllocation = PendingAllocation(
@@ -90,6 +93,7 @@ extension TURNServer {
             allocateTransaction: id, allocateResponse: response)
         byRelay[address] = tuple
         perUser[allocation.user, default: 0] += 1
+        perClientAddress[tuple.client.ip, default: 0] += 1
         statistics.allocations = allocations.count
         statistics.allocationsCreated += 1
         return [.toClient(tuple, response)]

@@ -20,6 +20,7 @@ public final class TURNServer {
     var allocations: [FiveTuple: ServerAllocation] = [:]
     var byRelay: [STUNAddress: FiveTuple] = [:]
     var perUser: [String: Int] = [:]
+    var perClientAddress: [[UInt8]: Int] = [:]
     var pending: Set<FiveTuple> = []
     var nonces: NonceIssuer
     var totalBandwidth: TokenBucket
@@ -91,6 +92,7 @@ public final class TURNServer {
         guard let allocation = allocations.removeValue(forKey: tuple) else { return [] }
         byRelay[allocation.relayed] = nil
         if let count = perUser[allocation.user] { perUser[allocation.user] = count > 1 ? count - 1 : nil }
+        if let count = perClientAddress[tuple.client.ip] { perClientAddress[tuple.client.ip] = count > 1 ? count - 1 : nil }
         statistics.allocations = allocations.count
         return [.closeRelay(allocation.relayed)]
     }

@@ -19,6 +19,9 @@ public struct TURNServerConfiguration: Sendable {
     /// Allocations one user (the id after the colon of a REST username:
     /// one chat member) may hold at once; past it, 486.
     public var allocationsPerUser = 10
+    /// Allocations one client IP address may hold at once, whatever
+    /// credentials it shows (anyone may fetch fresh anonymous ones); past it, 486.
+    public var allocationsPerClientAddress = 20
     /// Allocations the whole relay holds at once; past it, 508.
     public var maxAllocations = 1_000
     /// Peers one allocation may have permissions for; past it, 508.

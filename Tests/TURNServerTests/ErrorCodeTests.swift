@@ -184,6 +184,19 @@ import TURNServer
     #expect(lab.server.statistics.errors[486] == 1)
 }
 
+@Test func oneAddressWithFreshCredentialsEachTimeIsStillHeldTo486() {
+    let lab = RelayLab { $0.allocationsPerClientAddress = 3 }
+    for port in UInt16(1)...3 {
+        let session = RawSession(lab, RelayLab.tuple(5, port: port), user: "anon\(port)")
+        #expect(session.allocate() != nil)
+    }
+    let fourth = RawSession(lab, RelayLab.tuple(5, port: 4), user: "anon4")
+    fourth.learnNonce()
+    #expect(fourth.send(.allocate, [.requestedTransport(17)])?.code == 486)
+    let elsewhere = RawSession(lab, RelayLab.tuple(6), user: "anon5")
+    #expect(elsewhere.allocate() != nil)
+}
+
 @Test func theTotalCapacityIs508() {
     let lab = RelayLab { $0.maxAllocations = 3 }
     for octet in UInt8(1)...3 {
