@@ -122,6 +122,21 @@ import TestSupport
         ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
     }
 
+    /// `chatcli doctor` allocates on serve's relay over UDP and TCP and times
+    /// a round trip through it, with the default peer policy: its probe goes
+    /// from one relayed address to another on the same server, which is allowed.
+    @Test func doctorChecksServesOwnRelay() throws {
+        let server = try ServerProcess()
+        let report = try DoctorTURNTests.doctor(server)
+        let turn = try #require(report["turn"] as? [[String: Any]], "\(report)")
+        #expect(turn.map { $0["url"] as? String } == ["turn:127.0.0.1:\(server.stunPort)?transport=udp", "turn:127.0.0.1:\(server.port)?transport=tcp"])
+        for entry in turn {
+            #expect((entry["relayed"] as? String)?.hasPrefix("127.0.0.1:") == true, "\(entry)")
+            #expect((entry["rtt_ms"] as? Double).map { $0 >= 0 && $0 < 5000 } == true, "\(entry)")
+            #expect(entry["error"] is NSNull, "\(entry)")
+        }
+    }
+
     /// The TURN entry `/api/ice-servers` hands out (anyone's: a fresh id each time).
     static func credentials(_ server: ServerProcess) throws -> (String, String) {
         let response = REST.request("GET", port: server.port, "/api/ice-servers")
