@@ -137,6 +137,23 @@ import TestSupport
         }
     }
 
+    /// With `--tls-cert`, TURN over TCP on the HTTPS port is TURN over TLS
+    /// (`turns:`): doctor allocates through it, trusting the test CA.
+    @Test func withACertificateTheRelayIsOfferedOverTLS() throws {
+        let dir = try TemporaryDirectory()
+        let certs = try TestCertificates.make(in: dir.path)
+        let server = try ServerProcess(arguments: ["--tls-cert", certs.certFile, "--tls-key", certs.keyFile])
+        let doctor = try ChildProcess.chatcli(["doctor", "--server", "https://localhost:\(server.port)", "--ca-file", certs.caFile, "--json"],
+                                              name: "doctor")
+        let line = try #require(doctor.waitForLine(timeout: 30) { $0.hasPrefix("{") }, "\(doctor.transcript)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let turn = try #require(report["turn"] as? [[String: Any]], "\(report)")
+        let tls = try #require(turn.first { ($0["url"] as? String) == "turns:localhost:\(server.port)?transport=tcp" }, "\(turn)")
+        #expect((tls["relayed"] as? String)?.hasPrefix("127.0.0.1:") == true, "\(tls)")
+        #expect(tls["error"] is NSNull, "\(tls)")
+        _ = doctor.waitForExit()
+    }
+
     /// The TURN entry `/api/ice-servers` hands out (anyone's: a fresh id each time).
     static func credentials(_ server: ServerProcess) throws -> (String, String) {
         let response = REST.request("GET", port: server.port, "/api/ice-servers")
