@@ -46,7 +46,13 @@ public final class SignalingService {
         limits = ClientLimits(config.clientLimits)
         log = AccessLog(showAddresses: config.logAddresses, json: config.logJSON)
         log.enabled = !config.embedded
-        relaySecret = config.turnSecret ?? Self.randomSecret()
+        if let secret = config.turnSecret {
+            relaySecret = secret
+        } else if config.redis == nil, !config.embedded {
+            relaySecret = RelaySecretFile.loadOrCreate(database: config.databasePath, fresh: Self.randomSecret) ?? Self.randomSecret()
+        } else {
+            relaySecret = Self.randomSecret()
+        }
         var iceServers = ICEServerConfiguration(
             stunPort: config.embedded ? 0 : Int(config.publicSTUNPort ?? config.stunPort), turnURLs: config.turnURLs, turnSecret: config.turnSecret,
             membersOnly: config.turnMembersOnly, fallbackHost: config.host)

@@ -154,6 +154,23 @@ import TestSupport
         _ = doctor.waitForExit()
     }
 
+    /// serve crashes and comes back mid-chat: allocations are lost, the
+    /// secret is not (kept beside the database), so the peers reallocate with
+    /// the credentials they hold and the line typed meanwhile arrives.
+    @Test func aRelayedChatSurvivesACrashOfServe() throws {
+        let server = try ServerProcess(arguments: Self.labPeers)
+        let (alice, bob) = try RelayTests.startChat(server, alice: ["--relay-only"], bob: ["--relay-only"])
+        let both = { "\(alice.transcript.suffix(3000))\n\(bob.transcript.suffix(3000))\n\(server.process.transcript.suffix(2000))" }
+        try #require(alice.waitForEvent("connected", timeout: 20)?["path"] as? String == "relay", "\(both())")
+        alice.write("before\n")
+        #expect(bob.waitForMessages(count: 1, timeout: 20) == ["before"], "\(both())")
+        try server.restart(crash: true)
+        alice.write("after\n")
+        #expect(bob.waitForMessages(count: 2, timeout: 60) == ["before", "after"], "\(both())")
+        alice.closeInput()
+        #expect(alice.waitForExit(timeout: 30) == 0, "\(both())")
+    }
+
     /// The TURN entry `/api/ice-servers` hands out (anyone's: a fresh id each time).
     static func credentials(_ server: ServerProcess) throws -> (String, String) {
         let response = REST.request("GET", port: server.port, "/api/ice-servers")
