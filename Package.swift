@@ -22,6 +22,8 @@ let package = Package(
         .target(name: "STUN", dependencies: ["Wire", "COpenSSL"]),
         .target(name: "ICE", dependencies: ["Wire", "STUN", "TURN"]),
         .target(name: "TURN", dependencies: ["Wire", "STUN"]),
+        // The relay inside `chatcli serve` (RFC 8656 server side), sans-IO.
+        .target(name: "TURNServer", dependencies: ["Wire", "STUN", "TURN"]),
         .target(name: "HTTP1", dependencies: ["Wire"]),
         .target(name: "WebSocket", dependencies: ["Wire", "HTTP1", "COpenSSL"]),
         .target(name: "Signaling", dependencies: ["Wire"]),
@@ -36,7 +38,7 @@ let package = Package(
         // The web page and the cluster's Redis scripts are files, embedded at build
         // time (`PackageResources`) and linted by Tools/lib/lint-assets.
         .target(name: "SignalingServer", dependencies: [
-            "Wire", "STUN", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL", "CShims", "Redis",
+            "Wire", "STUN", "TURN", "TURNServer", "HTTP1", "WebSocket", "Signaling", "Runtime", "CSQLite", "COpenSSL", "CShims", "Redis",
         ], resources: [
             .embedInCode("Web/Assets/index.html"), .embedInCode("Web/Assets/app.css"), .embedInCode("Web/Assets/app.js"),
             .embedInCode("Web/Assets/sas-words.js"), .embedInCode("Web/Assets/icon.svg"),
@@ -71,6 +73,7 @@ let package = Package(
         .testTarget(name: "STUNTests", dependencies: ["STUN", "Wire", "TestSupport"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "TURN", "Wire", "TestSupport"]),
         .testTarget(name: "TURNTests", dependencies: ["TURN", "STUN", "Wire", "Runtime", "TestSupport", "COpenSSL"]),
+        .testTarget(name: "TURNServerTests", dependencies: ["TURNServer", "TURN", "STUN", "Wire", "TestSupport"]),
         .testTarget(name: "HTTP1Tests", dependencies: ["HTTP1", "Wire", "TestSupport"]),
         .testTarget(name: "WebSocketTests", dependencies: ["WebSocket", "HTTP1", "Wire", "TestSupport"]),
         .testTarget(name: "SignalingTests", dependencies: ["Signaling", "Wire", "TestSupport"]),
@@ -97,7 +100,7 @@ let package = Package(
         // Fuzzing (Tools/fuzz): a harness per decoder, run by `chatcli-fuzz` under libFuzzer
         // (built with -DCHATCLI_LIBFUZZER) or as a corpus replay; FuzzCorpusTests replay the corpora.
         .target(name: "Fuzzing", dependencies: [
-            "Wire", "STUN", "TURN", "ICE", "SDP", "DTLS", "SCTP", "HTTP1", "WebSocket", "Signaling", "MDNS", "Redis",
+            "Wire", "STUN", "TURN", "TURNServer", "ICE", "SDP", "DTLS", "SCTP", "HTTP1", "WebSocket", "Signaling", "MDNS", "Redis",
             "FileTransfer", "PAKE", "ChatClient", "SessionStore", "PortMapping",
         ]),
         .executableTarget(name: "chatcli-fuzz", dependencies: ["Fuzzing"]),

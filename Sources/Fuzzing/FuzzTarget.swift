@@ -19,7 +19,7 @@ public struct FuzzTarget: Sendable {
 
     /// Every target, network-facing decoders first (the order `Tools/fuzz`
     /// runs them in).
-    public static let all: [FuzzTarget] = networkTargets + [sctpAssociation, portMapping] + webTargets + applicationTargets
+    public static let all: [FuzzTarget] = networkTargets + [turnServer, sctpAssociation, portMapping] + webTargets + applicationTargets
 
     public static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }
 }

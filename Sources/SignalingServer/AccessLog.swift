@@ -1,15 +1,22 @@
 import Glibc
 import Runtime
+import Wire
 
 /// One structured line per request or connection on stderr (logfmt:
 /// `key=value`, values quoted when needed). Client addresses are replaced by
 /// a per-process keyed hash unless full addresses were asked for, so lines
 /// from one client can be correlated without recording who it was.
+/// With `json` (`--log-format json`), each line is one JSON object with the
+/// same keys, for log shippers.
 public final class AccessLog {
     let showAddresses: Bool
+    let json: Bool
     public var enabled = true
 
-    public init(showAddresses: Bool) { self.showAddresses = showAddresses }
+    public init(showAddresses: Bool, json: Bool = false) {
+        self.showAddresses = showAddresses
+        self.json = json
+    }
 
     public func client(_ address: SocketAddress) -> String {
         if showAddresses { return address.description }
@@ -21,9 +28,14 @@ public final class AccessLog {
 
     public func write(_ event: String, _ fields: KeyValuePairs<String, String>) {
         guard enabled else { return }
-        var line = "ts=\(Self.timestamp()) event=\(event)"
-        for (key, value) in fields {
-            line += " \(key)=\(Self.quote(value))"
+        var line: String
+        if json {
+            line = JSON.object([("ts", .string(Self.timestamp())), ("event", .string(event))] + fields.map { ($0.key, JSON.string($0.value)) }).serialized
+        } else {
+            line = "ts=\(Self.timestamp()) event=\(event)"
+            for (key, value) in fields {
+                line += " \(key)=\(Self.quote(value))"
+            }
         }
         line += "\n"
         var bytes = Array(line.utf8)

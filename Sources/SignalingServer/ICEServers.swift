@@ -20,6 +20,9 @@ public struct ICEServerConfiguration: Sendable {
     public var membersOnly: Bool
     /// Used when the request has no usable `Host` header.
     public var fallbackHost: String
+    /// The embedded relay's ports, advertised when no `turnURLs` are given:
+    /// UDP on the STUN port, TCP (TLS when `tls`) on the HTTP port.
+    public var embeddedRelay: (udpPort: Int, streamPort: Int, tls: Bool)?
 
     public init(stunPort: Int = 3478, turnURLs: [String] = [], turnSecret: [UInt8]? = nil, credentialLifetimeSeconds: Int64 = 86_400, membersOnly: Bool = false, fallbackHost: String = "localhost") {
         self.stunPort = stunPort
@@ -35,6 +38,7 @@ public struct ICEServerConfiguration: Sendable {
         var body: [(String, JSON)] = []
         // Port 0: no STUN responder (the embedded LAN endpoint).
         var servers: [JSON] = stunPort > 0 ? [["urls": [.string("stun:\(host):\(stunPort)")]]] : []
+        let turnURLs = turnURLs.isEmpty ? embeddedRelayURLs(host: host) : turnURLs
         if !turnURLs.isEmpty, let secret = turnSecret {
             if let credentials = TURNCredentials(for: grantee, secret: secret, lifetimeSeconds: credentialLifetimeSeconds, now: now, random: &random) {
                 servers.append([
@@ -47,6 +51,12 @@ public struct ICEServerConfiguration: Sendable {
             }
         }
         return .object([("iceServers", .array(servers))] + body)
+    }
+
+    private func embeddedRelayURLs(host: String) -> [String] {
+        guard let relay = embeddedRelay else { return [] }
+        return ["turn:\(host):\(relay.udpPort)?transport=udp",
+                "\(relay.tls ? "turns" : "turn"):\(host):\(relay.streamPort)?transport=tcp"]
     }
 
     /// The host part of a `Host` header: `example.com:8080` → `example.com`,

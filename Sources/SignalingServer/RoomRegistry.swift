@@ -34,6 +34,8 @@ public final class RoomRegistry {
     }
 
     public var roomCount: Int { rooms.count }
+    /// Live rooms nobody has accepted yet (the rest are paired).
+    public var waitingRoomCount: Int { rooms.values.lazy.filter { $0.state == .pending }.count }
 
     /// Live rooms above which `create` is refused (`code_space_full`): a
     /// tenth of the 10^6 codes, so a client's random code is free at least

@@ -16,6 +16,13 @@ public struct ServerConfiguration: Sendable {
     public var turnSecret: [UInt8]?
     /// TURN credentials only for room members who name their room.
     public var turnMembersOnly = false
+    /// The embedded TURN relay (on by default; nil with `--no-turn` or an
+    /// external relay given by `--turn-url`).
+    public var relay: RelaySettings? = RelaySettings()
+    /// `GET /metrics` (Prometheus text) on this address only; nil: no metrics.
+    public var metricsListen: String?
+    /// One JSON object per log line instead of logfmt (`--log-format json`).
+    public var logJSON = false
     public var missedAcceptsPerMinute = 10
     /// Connections and room creations per client (`--connection-limit`, `--create-limit`).
     public var clientLimits = ClientLimits.Settings()

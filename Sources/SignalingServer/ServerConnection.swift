@@ -28,6 +28,10 @@ final class ServerConnection {
     /// The client this connection counts against (``ClientLimits``); nil
     /// until known (a trusted proxy's connection: at its first request).
     var limitKey: String?
+    /// Nothing received yet: the first byte may still say TURN rather than HTTP.
+    var isFresh = true
+    /// The TCP connection under `stream` (its addresses, for the relay).
+    weak var tcp: TCPConnection?
     /// Since when its output has been over the limit (reading paused).
     var backedUpSince: Instant?
 

@@ -60,6 +60,8 @@ extension SignalingService {
         let keepAlive = request.keepAlive && !stopping && response.headers["Connection"] != "close"
         if !keepAlive { response.headers.set("Connection", "close") }
         connection.write(response)
+        if response.status == 429 { counters.rateLimitRefusals += 1 }
+        if response.status == 200, request.method == "POST", request.path.hasPrefix("/api/rooms/accept") { counters.pairings += 1 }
         log.write("http", [
             "method": request.method, "path": WebClient.loggedPath(request.path), "status": "\(response.status)",
             "ms": Self.milliseconds(loop.now - started), "client": connection.client,

@@ -20,6 +20,11 @@ public final class SignalingService {
     let tls: TLSContext?
     var listener: TCPListener?
     var stun: STUNService?
+    var relay: RelayService?
+    var metricsListener: TCPListener?
+    var counters = ServiceCounters()
+    /// The relay's shared secret: `--turn-secret-file`, else drawn at start.
+    let relaySecret: [UInt8]
     var connections: [ConnectionID: ServerConnection] = [:]
     var longPolls: [LongPollToken: ConnectionID] = [:]
     var nextID: UInt64 = 1
@@ -39,11 +44,22 @@ public final class SignalingService {
         self.loop = loop
         self.config = config
         limits = ClientLimits(config.clientLimits)
-        log = AccessLog(showAddresses: config.logAddresses)
+        log = AccessLog(showAddresses: config.logAddresses, json: config.logJSON)
         log.enabled = !config.embedded
-        let iceServers = ICEServerConfiguration(
+        if let secret = config.turnSecret {
+            relaySecret = secret
+        } else if config.redis == nil, !config.embedded {
+            relaySecret = RelaySecretFile.loadOrCreate(database: config.databasePath, fresh: Self.randomSecret) ?? Self.randomSecret()
+        } else {
+            relaySecret = Self.randomSecret()
+        }
+        var iceServers = ICEServerConfiguration(
             stunPort: config.embedded ? 0 : Int(config.publicSTUNPort ?? config.stunPort), turnURLs: config.turnURLs, turnSecret: config.turnSecret,
             membersOnly: config.turnMembersOnly, fallbackHost: config.host)
+        if config.relay != nil, !config.embedded, config.turnURLs.isEmpty {
+            iceServers.turnSecret = relaySecret
+            iceServers.embeddedRelay = (Int(config.publicSTUNPort ?? config.stunPort), Int(config.port), config.tlsCertificateFile != nil)
+        }
         if let redis = config.redis {
             (registry, router, hub, cluster) = try Self.clusterParts(loop: loop, config: config, redis: redis, iceServers: iceServers, log: log)
         } else {
@@ -86,9 +102,17 @@ public final class SignalingService {
             let listener = try TCPListener(loop: loop, address: address)
             listener.onAccept = { [weak self] connection in self?.accept(connection) }
             self.listener = listener
-            if !config.embedded { stun = try STUNService(loop: loop, host: address, port: config.stunPort) }
+            if !config.embedded, config.turnURLs.isEmpty, let settings = config.relay {
+                relay = RelayService(loop: loop, settings: settings, secret: relaySecret,
+                                     servicePorts: Set([config.port, listener.localAddress.port, config.stunPort, config.stunPort &+ 1]
+                                                       + [config.metricsListen.flatMap { SocketAddress($0)?.port }].compactMap { $0 }), log: log)
+            }
+            if !config.embedded { stun = try STUNService(loop: loop, host: address, port: config.stunPort, relay: relay) }
+            try startMetrics()
         } catch {
             listener?.close()
+            stun?.close()
+            relay?.close()
             throw .cannotListen(reason: error.description)
         }
         housekeeping = loop.schedule(after: .seconds(5)) { [weak self] in self?.tidy() }
@@ -110,7 +134,9 @@ public final class SignalingService {
         stopping = true
         log.write("shutdown", ["connections": "\(connections.count)"])
         listener?.close()
+        metricsListener?.close()
         stun?.close()
+        relay?.close()
         housekeeping?.cancel()
         for connection in connections.values {
             if var ws = connection.socket {
@@ -129,6 +155,20 @@ public final class SignalingService {
     var now: UnixTime { UnixTime(milliseconds: wallClockMilliseconds()) }
 
     // MARK: Connections
+
+    private static func randomSecret() -> [UInt8] {
+        var random = SystemRandomNumberGenerator()
+        return (0..<4).flatMap { _ in withUnsafeBytes(of: random.next(), Array.init) }
+    }
+
+    private func adoptByRelay(_ connection: ServerConnection, initial: [UInt8]) {
+        guard let relay, let tcp = connection.tcp else { return }
+        connections[connection.id] = nil
+        let key = connection.limitKey
+        relay.adopt(connection.stream, remote: tcp.remoteAddress, local: tcp.localAddress, tls: tls != nil, initial: initial) { [weak self] in
+            if let key { self?.limits.releaseConnection(key) }
+        }
+    }
 
     private func accept(_ tcp: TCPConnection) {
         guard !stopping else { tcp.abort(); return }
@@ -161,6 +201,7 @@ public final class SignalingService {
         let id = ConnectionID(nextID)
         nextID += 1
         let connection = ServerConnection(id: id, stream: stream, peer: tcp.remoteAddress, client: log.client(tcp.remoteAddress), now: loop.now)
+        connection.tcp = tcp
         connection.limitKey = limitKey
         connections[id] = connection
         stream.onData = { [weak self, weak connection] bytes in
@@ -198,7 +239,11 @@ public final class SignalingService {
         switch connection.mode {
         case .webSocket: receiveFrames(bytes, on: connection)
         case .draining: break
+        case .http where connection.isFresh && bytes.first == 0x00 && relay != nil:
+            // A STUN message where HTTP would start: TURN over TCP (or TLS) on this port.
+            adoptByRelay(connection, initial: bytes)
         case .http, .longPoll:
+            connection.isFresh = false
             connection.parser.feed(bytes)
             if connection.requestStarted == nil { connection.requestStarted = loop.now }
             processRequests(on: connection)

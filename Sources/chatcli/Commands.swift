@@ -3,7 +3,7 @@ enum Commands {
     static let serve = CommandSpec(
         name: "serve",
         brief: "run the signaling server (REST, WebSocket, STUN)",
-        summary: "Run the signaling server: REST + WebSocket on --port, STUN on --stun-port and the next port.",
+        summary: "Run the signaling server: REST + WebSocket on --port, STUN on --stun-port and the next port, and a TURN relay.",
         options: [
             .value("host", "H", "Address to listen on (default 0.0.0.0; use :: for IPv6 and IPv4)."),
             .value("port", "P", "HTTP/WebSocket port (default 8080)."),
@@ -15,11 +15,18 @@ enum Commands {
             .value("turn-url", "URL", "TURN server to hand out with credentials (repeatable).", repeatable: true),
             .value("turn-secret-file", "F", "File holding the TURN shared secret (or set CHATCLI_TURN_SECRET)."),
             .flag("turn-members-only", "Give TURN credentials only to members of a live room (see above)."),
+            .flag("no-turn", "Do not run the embedded TURN relay."),
+            .value("turn-allow-peer", "CIDR", "Let relayed traffic reach this private block too (repeatable; for labs and LANs).", repeatable: true),
+            .value("turn-relay-ports", "LOW-HIGH", "UDP ports for relayed addresses (default: any the kernel picks)."),
+            .value("turn-user-quota", "N", "Relay allocations one chat member may hold at once (default 10)."),
+            .value("turn-max-allocations", "N", "Relay allocations in all (default 1000)."),
+            .value("metrics-listen", "ADDR:PORT", "Serve GET /metrics (Prometheus text) on this address only (off by default)."),
             .value("rate-limit", "N", "Wrong codes (accepts that miss) allowed per client per minute (default 10)."),
             .value("create-limit", "N", "Rooms one client may create per hour (default 60)."),
             .value("connection-limit", "N", "Connections one client may hold open at once (default 100)."),
             .value("max-rooms", "N", "Live rooms above which creating answers 503 code_space_full (default 100000)."),
             .flag("log-addresses", "Log client addresses in full (they are redacted by default)."),
+            .value("log-format", "FORMAT", "logfmt (key=value, the default) or json (one object per line, for log shippers)."),
             .value("cors-origin", "ORIGIN", "Let a web page hosted at ORIGIN (https://host[:port]) call the REST API (off by default)."),
             .value("trusted-proxy", "IP", "Load balancer whose X-Forwarded-For names the client, for the limits (repeatable).", repeatable: true),
             .value("redis", "URL", "Keep rooms in Redis, shared by every instance (redis://[user@]HOST:PORT[/DB], rediss:// for TLS)."),
@@ -31,6 +38,13 @@ enum Commands {
             Logs one structured line per request or connection to stderr; the first says where it listens and \
             which room database it uses. Stop with Ctrl-C (exit 130) or SIGTERM (exit 143): open WebSockets are \
             closed with 1001 first.
+
+            The embedded TURN relay (RFC 8656) needs no port of its own: TURN over UDP shares --stun-port, \
+            TURN over TCP shares --port (TLS too with --tls-cert: turns:), told apart by their first byte; \
+            relayed addresses are UDP ports the kernel picks (or --turn-relay-ports). So two servers on \
+            different ports never collide. It only relays to globally routable peers (never loopback, \
+            private, link-local, CGNAT, multicast, or this server's own ports; --turn-allow-peer for labs), \
+            with per-member and total quotas. --turn-url uses an external relay (coturn) instead; --no-turn none.
 
             TURN credentials (GET /api/ice-servers) are valid 24 h. A client that names its room \
             (?roomid=R&deviceId=D) gets credentials for that member only, expiring with the room at the latest; \

@@ -4,6 +4,7 @@ import Redis
 import Runtime
 import SignalingServer
 import Terminal
+import TURNServer
 
 /// `chatcli serve`: validate options, start the service, run until SIGINT or
 /// SIGTERM, then shut down gracefully and exit 130 or 143 (128 + the signal,
@@ -85,9 +86,21 @@ enum ServeCommand {
         if !config.turnURLs.isEmpty && config.turnSecret == nil {
             throw UsageError(message: "--turn-url needs the shared secret: set CHATCLI_TURN_SECRET or use --turn-secret-file F")
         }
+        config.relay = try relaySettings(args, external: !config.turnURLs.isEmpty)
+        switch args.value("log-format") {
+        case nil, "logfmt": break
+        case "json": config.logJSON = true
+        case let other?: throw UsageError(message: "--log-format takes logfmt or json, not '\(other)'")
+        }
+        if let metrics = args.value("metrics-listen") {
+            guard SocketAddress(metrics) != nil else {
+                throw UsageError(message: "--metrics-listen takes an address and port like 127.0.0.1:9090 or [::1]:9090, not '\(metrics)'")
+            }
+            config.metricsListen = metrics
+        }
         config.turnMembersOnly = args.has("turn-members-only")
-        if config.turnMembersOnly && config.turnURLs.isEmpty {
-            throw UsageError(message: "--turn-members-only restricts the TURN servers given with --turn-url, and there are none")
+        if config.turnMembersOnly && config.turnURLs.isEmpty && config.relay == nil {
+            throw UsageError(message: "--turn-members-only restricts TURN credentials, and there is no relay (--no-turn without --turn-url)")
         }
         if let limit = args.value("rate-limit") {
             guard let n = Int(limit), n > 0 else { throw UsageError(message: "--rate-limit takes a positive number, not '\(limit)'") }
@@ -145,6 +158,43 @@ enum ServeCommand {
             settings.caFile = ca
         }
         return settings
+    }
+
+    /// The embedded relay: on unless `--no-turn` or an external `--turn-url`.
+    static func relaySettings(_ args: ParsedArguments, external: Bool) throws(UsageError) -> RelaySettings? {
+        let relayOptions = ["turn-allow-peer", "turn-relay-ports", "turn-user-quota", "turn-max-allocations"]
+        if args.has("no-turn") || external {
+            for option in relayOptions where args.value(option) != nil {
+                throw UsageError(message: "--\(option) configures the embedded relay, which \(external ? "--turn-url" : "--no-turn") turns off")
+            }
+            return nil
+        }
+        var settings = RelaySettings()
+        for text in args.all("turn-allow-peer") {
+            guard let prefix = cidr(text) else {
+                throw UsageError(message: "--turn-allow-peer takes an address block like 10.0.0.0/8 or fd00::/8, not '\(text)'")
+            }
+            settings.allowedPeers.append(prefix)
+        }
+        if let text = args.value("turn-relay-ports") {
+            let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+            guard parts.count == 2, let low = UInt16(parts[0]), let high = UInt16(parts[1]), low > 0, low <= high else {
+                throw UsageError(message: "--turn-relay-ports takes a port range like 49152-65535, not '\(text)'")
+            }
+            settings.relayPorts = low...high
+        }
+        settings.allocationsPerUser = try positive(args, "turn-user-quota") ?? settings.allocationsPerUser
+        settings.maxAllocations = try positive(args, "turn-max-allocations") ?? settings.maxAllocations
+        return settings
+    }
+
+    /// `ADDRESS/LENGTH`; a bare address is a single host.
+    static func cidr(_ text: String) -> TURNPeerPolicy.Prefix? {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count <= 2, let address = SocketAddress(ip: String(parts[0]), port: 0) else { return nil }
+        let bits = address.ipBytes.count * 8
+        guard let length = parts.count == 2 ? Int(parts[1]) : bits else { return nil }
+        return TURNPeerPolicy.Prefix(ip: address.ipBytes, length: length)
     }
 
     /// `--NAME N` with N a positive whole number; nil when not given.

@@ -67,10 +67,12 @@ import Testing
     @Test(arguments: [
         ["create", "--expires", "10"], ["create", "--expires", "abc"], ["create", "--bogus"], ["join"],
         ["join", "123456", "extra"], ["frobnicate"], ["create", "--server", "ftp://x"], ["serve", "--port", "70000"],
-        ["serve", "--port"], ["serve", "--tls-cert", "/nonexistent.pem"], ["serve", "--turn-members-only"],
+        ["serve", "--port"], ["serve", "--tls-cert", "/nonexistent.pem"], ["serve", "--turn-members-only", "--no-turn"],
         ["serve", "--turn-url", "turn:relay.example:99999"], ["serve", "--turn-url", "turn:"],
         ["serve", "--turn-url", "turn:relay.example:3478?transport=sctp"], ["serve", "--turn-url", "turns:relay.example?transport=udp"],
         ["serve", "--turn-url", "turn:relay.example:3478", "--turn-secret-file", "/nonexistent"],
+        ["serve", "--turn-allow-peer", "300.0.0.0/8"], ["serve", "--turn-allow-peer", "10.0.0.0/33"], ["serve", "--turn-relay-ports", "5-1"],
+        ["serve", "--no-turn", "--turn-allow-peer", "10.0.0.0/8"], ["serve", "--metrics-listen", "localhost"], ["serve", "--log-format", "xml"],
     ])
     func usageErrorsExitTwo(args: [String]) throws {
         let (status, p) = try run(args)

@@ -48,6 +48,9 @@ final class BrowserLab {
             arguments += ["--turn-url", "turn:\(Self.address):\(Self.turnPort)?transport=udp",
                           "--turn-url", "turn:\(Self.address):\(Self.turnPort)?transport=tcp",
                           "--turn-secret-file", directory + "/turn.secret"]
+        } else {
+            // No relay at all (serve runs its own by default): these labs test the direct paths.
+            arguments.append("--no-turn")
         }
         serverArguments = arguments
         try startServer()

@@ -142,7 +142,8 @@ struct DoctorTURNTests {
         defer { coturn.stop() }
         let (username, password) = coturn.credentials()
         let url = "turn:127.0.0.1:\(coturn.port)?transport=tcp"
-        let report = try Self.doctor(try ServerProcess(), ["--ice-server", url],
+        // --no-turn: the server's own relay would be checked too.
+        let report = try Self.doctor(try ServerProcess(arguments: ["--no-turn"]), ["--ice-server", url],
                                      environment: ["CHATCLI_TURN_USERNAME": username, "CHATCLI_TURN_PASSWORD": password])
         let turn = try #require(report["turn"] as? [[String: Any]], "\(report)")
         #expect(turn.count == 1)
@@ -164,10 +165,10 @@ struct DoctorTURNTests {
     }
 }
 
-/// Needs no coturn: the refusal comes before any relay is tried.
+/// Needs no coturn: the refusal comes before any relay is tried (the server runs none: --no-turn).
 @Suite(.ownThread) struct RelayOnlyWithoutTURNTests {
     @Test func relayOnlyWithoutATURNServerFailsClearly() throws {
-        let server = try ServerProcess()
+        let server = try ServerProcess(arguments: ["--no-turn"])
         let (alice, bob) = try RelayTests.startChat(server, alice: ["--relay-only"])
         let error = try #require(alice.waitForEvent("error", timeout: 20), "\(alice.transcript)")
         #expect(error["error"] as? String == "connection_failed")

@@ -4,7 +4,7 @@
 CHATCLI_APT_PACKAGES=(
   libssl-dev libsodium-dev libreadline-dev libsqlite3-dev pkg-config
   openssl ca-certificates python3 python3-venv python3-pip
-  tmux iproute2 iptables nftables coturn miniupnpd-nftables
+  tmux iproute2 iptables nftables coturn miniupnpd-nftables prometheus
   groff-base zsh
   chromium firefox-esr
   redis-server haproxy
@@ -28,8 +28,8 @@ ensure_system_packages() {
   [ "$(id -u)" = 0 ] || sudo=(sudo)
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
   "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null
-  # coturn and miniupnpd start daemons on some systems; tests start their own.
-  if command -v systemctl >/dev/null 2>&1; then "${sudo[@]}" systemctl disable --now coturn miniupnpd >/dev/null 2>&1 || true; fi
+  # coturn, miniupnpd and prometheus start daemons on some systems; tests start their own.
+  if command -v systemctl >/dev/null 2>&1; then "${sudo[@]}" systemctl disable --now coturn miniupnpd prometheus >/dev/null 2>&1 || true; fi
 }
 
 ensure_python_venv() {

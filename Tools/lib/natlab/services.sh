@@ -62,6 +62,8 @@ start_chat_server() {
   if [ "$turn" = 1 ]; then
     args+=(--turn-url "turn:$TURN_IP:$TURN_PORT?transport=udp" --turn-url "turn:$TURN_IP:$TURN_PORT?transport=tcp"
            --turn-secret-file "$dir/turn.secret")
+  else
+    args+=(--no-turn)   # no relay at all: chatcli serve runs its own unless told not to
   fi
   rm -f "$dir/rooms.db"*
   spawn_daemon ip netns exec "$(ns pub)" "$chatcli" "${args[@]}" >"$dir/server.log" 2>&1 </dev/null
