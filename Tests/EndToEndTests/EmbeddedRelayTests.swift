@@ -83,12 +83,7 @@ import TestSupport
             probes.append(probe)
         }
         #expect(codes == Array(repeating: 0, count: 10) + [486, 486], "\(server.process.transcript)")
-        let (alice, bob) = try RelayTests.startChat(server, alice: ["--relay-only"], bob: ["--relay-only"])
-        let fromAlice = ChatTests.messages("a"), fromBob = ChatTests.messages("b")
-        alice.write(ChatTests.lines(fromAlice))
-        bob.write(ChatTests.lines(fromBob))
-        #expect(alice.waitForEvent("connected", timeout: 20)?["path"] as? String == "relay", "\(alice.transcript)")
-        ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
+        try Self.relayedChatStillWorks(server)
     }
 
     /// A TCP client allocates, lets a peer flood its relayed address and
@@ -114,12 +109,7 @@ import TestSupport
         }
         #expect(cut?.contains("not reading") == true, "\(server.process.transcript.suffix(2000))")
         #expect(client.waitForClose(), "the server closes the connection it cut")
-        let (alice, bob) = try RelayTests.startChat(server, alice: ["--relay-only"], bob: ["--relay-only"])
-        let fromAlice = ChatTests.messages("a"), fromBob = ChatTests.messages("b")
-        alice.write(ChatTests.lines(fromAlice))
-        bob.write(ChatTests.lines(fromBob))
-        #expect(alice.waitForEvent("connected", timeout: 20)?["path"] as? String == "relay", "\(alice.transcript)")
-        ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
+        try Self.relayedChatStillWorks(server)
     }
 
     /// `chatcli doctor` allocates on serve's relay over UDP and TCP and times
@@ -180,5 +170,15 @@ import TestSupport
         let urls = turn["urls"] as? [String] ?? []
         #expect(urls == ["turn:127.0.0.1:\(server.stunPort)?transport=udp", "turn:127.0.0.1:\(server.port)?transport=tcp"])
         return (try #require(turn["username"] as? String), try #require(turn["credential"] as? String))
+    }
+
+    /// Two `--relay-only` peers chat through the server's relay, both ways, and leave.
+    static func relayedChatStillWorks(_ server: ServerProcess) throws {
+        let (alice, bob) = try RelayTests.startChat(server, alice: ["--relay-only"], bob: ["--relay-only"])
+        let fromAlice = ChatTests.messages("a"), fromBob = ChatTests.messages("b")
+        alice.write(ChatTests.lines(fromAlice))
+        bob.write(ChatTests.lines(fromBob))
+        #expect(alice.waitForEvent("connected", timeout: 20)?["path"] as? String == "relay", "\(alice.transcript)")
+        ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
     }
 }

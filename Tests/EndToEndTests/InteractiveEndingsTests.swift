@@ -26,16 +26,9 @@ struct InteractiveEndingsTests {
 
     @Test func aPeerLeavingMidTransferFailsItAndStatusStillTellsThePathAndTheBytes() throws {
         let server = try ServerProcess()
-        let dir = Harness.temporaryDirectory()
-        // Sparse: made at once, and large enough to be under way for seconds when the peer leaves.
-        FileManager.default.createFile(atPath: dir + "/big.bin", contents: nil)
-        try FileHandle(forWritingAtPath: dir + "/big.bin").map { try $0.truncate(atOffset: 2_000_000_000); try $0.close() }
-        try FileManager.default.createDirectory(atPath: dir + "/in", withIntermediateDirectories: true)
-        let (alice, code) = try InteractiveTests.create(server)
-        defer { alice.kill() }
-        let bob = try InteractiveTests.person("bob", ["join", code, "--server", server.url, "--auto-accept", dir + "/in"])
-        defer { bob.kill() }
-        for pane in [alice, bob] { #expect(pane.waitFor("[connected · direct] >", timeout: 30).ok, "\(pane.screen())") }
+        // Large enough to be under way for seconds when the peer leaves.
+        let (alice, bob, dir) = try InteractiveTests.fileSenderAndReceiver(server, sparse: "big.bin", size: 2_000_000_000)
+        defer { alice.kill(); bob.kill() }
         alice.enter("/send \(dir)/big.bin")
         let moving = bob.waitFor(timeout: 60) { _ in bob.promptLine.range(of: #"↓ #1 big\.bin \d+% "#, options: .regularExpression) != nil }
         #expect(moving.ok, "\(bob.promptLine)")

@@ -45,16 +45,9 @@ struct InteractiveFileTests {
 
     @Test func progressShowsInThePromptOfBothSides() throws {
         let server = try ServerProcess()
-        let dir = Harness.temporaryDirectory()
-        // Its bytes are never checked (the transfer is cancelled): a sparse file, made at once.
-        FileManager.default.createFile(atPath: dir + "/huge.bin", contents: nil)
-        try FileHandle(forWritingAtPath: dir + "/huge.bin").map { try $0.truncate(atOffset: 300_000_000); try $0.close() }
-        try FileManager.default.createDirectory(atPath: dir + "/in", withIntermediateDirectories: true)
-        let (alice, code) = try InteractiveTests.create(server)
-        defer { alice.kill() }
-        let bob = try InteractiveTests.person("bob", ["join", code, "--server", server.url, "--auto-accept", dir + "/in"])
-        defer { bob.kill() }
-        for pane in [alice, bob] { #expect(pane.waitFor("[connected · direct] >", timeout: 30).ok, "\(pane.screen())") }
+        // Its bytes are never checked (the transfer is cancelled): a sparse file.
+        let (alice, bob, dir) = try InteractiveTests.fileSenderAndReceiver(server, sparse: "huge.bin", size: 300_000_000)
+        defer { alice.kill(); bob.kill() }
         alice.enter("/send \(dir)/huge.bin")
         #expect(bob.waitFor("Your peer sends huge.bin (300.0 MB) as #1; receiving.").ok, "\(bob.screen())")
         let bobProgress = bob.waitFor(timeout: 60) { _ in bob.promptLine.range(of: #"↓ #1 huge\.bin \d+% .*/s"#, options: .regularExpression) != nil }

@@ -21,6 +21,21 @@ struct InteractiveTests {
     }
 
     /// Alice creates a chat; the code is read off her screen.
+    /// A sparse file of `size` bytes named `name` in a new folder (made at
+    /// once; its bytes are zeros), and alice and bob connected, bob accepting
+    /// every file into the folder's `in`. The caller kills both panes.
+    static func fileSenderAndReceiver(_ server: ServerProcess, sparse name: String, size: UInt64) throws
+        -> (alice: TmuxPane, bob: TmuxPane, dir: String) {
+        let dir = Harness.temporaryDirectory()
+        FileManager.default.createFile(atPath: dir + "/" + name, contents: nil)
+        try FileHandle(forWritingAtPath: dir + "/" + name).map { try $0.truncate(atOffset: size); try $0.close() }
+        try FileManager.default.createDirectory(atPath: dir + "/in", withIntermediateDirectories: true)
+        let (alice, code) = try create(server)
+        let bob = try person("bob", ["join", code, "--server", server.url, "--auto-accept", dir + "/in"])
+        for pane in [alice, bob] { #expect(pane.waitFor("[connected · direct] >", timeout: 30).ok, "\(pane.screen())") }
+        return (alice, bob, dir)
+    }
+
     static func create(_ server: ServerProcess, colors: Bool = false) throws -> (alice: TmuxPane, code: String) {
         let alice = try person("alice", ["create", "--server", server.url], colors: colors)
         let shown = alice.waitFor { $0.range(of: #"join \d{6}"#, options: .regularExpression) != nil }
