@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A child process of the real `chatcli` binary (or any program) with its
@@ -21,7 +22,7 @@ final class ChildProcess: @unchecked Sendable {
         self.name = name
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
+        var env = withEnvironmentLock { ProcessInfo.processInfo.environment }
         // chatcli on this machine must not ask its real router for port
         // mappings; tests of port mapping (in their own namespaces) say "on".
         env["CHATCLI_PORT_MAPPING"] = "off"
@@ -31,7 +32,7 @@ final class ChildProcess: @unchecked Sendable {
         process.standardInput = stdinPipe
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try process.runSerialized()
         // One reader thread per pipe with blocking reads to end of file:
         // Foundation's readabilityHandler lost the tail of long outputs
         // now and then on a busy machine.

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `chatcli send` / `receive` through the real binary on loopback: files of
@@ -205,7 +206,7 @@ import Testing
         p.executableURL = URL(fileURLWithPath: "/bin/mount")
         p.arguments = ["-t", "tmpfs", "-o", "size=1m", "tmpfs", path]
         p.standardError = FileHandle.nullDevice
-        guard (try? p.run()) != nil else { return false }
+        guard (try? p.runSerialized()) != nil else { return false }
         p.waitUntilExit()
         return p.terminationStatus == 0
     }
@@ -225,7 +226,7 @@ import Testing
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/umount")
         p.arguments = ["-l", path]
-        try? p.run()
+        try? p.runSerialized()
         p.waitUntilExit()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Locates the built binary and tools, and starts a real `chatcli serve` on
@@ -11,11 +12,11 @@ enum Harness {
     }()
 
     static var chatcliPath: String {
-        ProcessInfo.processInfo.environment["CHATCLI_BIN"] ?? packageRoot + "/.build/debug/chatcli"
+        withEnvironmentLock { ProcessInfo.processInfo.environment["CHATCLI_BIN"] } ?? packageRoot + "/.build/debug/chatcli"
     }
 
     static var pythonPath: String {
-        ProcessInfo.processInfo.environment["CHATCLI_PYTHON"] ?? packageRoot + "/.build/venv/bin/python"
+        withEnvironmentLock { ProcessInfo.processInfo.environment["CHATCLI_PYTHON"] } ?? packageRoot + "/.build/venv/bin/python"
     }
 
     static func temporaryDirectory() -> String {

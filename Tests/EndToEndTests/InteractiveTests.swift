@@ -27,7 +27,7 @@ struct InteractiveTests {
     static func fileSenderAndReceiver(_ server: ServerProcess, sparse name: String, size: UInt64) throws
         -> (alice: TmuxPane, bob: TmuxPane, dir: String) {
         let dir = Harness.temporaryDirectory()
-        FileManager.default.createFile(atPath: dir + "/" + name, contents: nil)
+        _ = FileManager.default.createFile(atPath: dir + "/" + name, contents: nil)
         try FileHandle(forWritingAtPath: dir + "/" + name).map { try $0.truncate(atOffset: size); try $0.close() }
         try FileManager.default.createDirectory(atPath: dir + "/in", withIntermediateDirectories: true)
         let (alice, code) = try create(server)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `--hard-nat-probing` in `Tools/natlab`: a symmetric NAT (random port per
@@ -11,7 +12,7 @@ import Testing
 @Suite(.ownThreadFirst, .serialized, .enabled(if: getuid() == 0, "natlab needs root"),
        .enabled(if: NATLab.coturnInstalled, "needs coturn's turnserver (apt-get install coturn)"))
 struct NATProbingTests {
-    static let runs = ProcessInfo.processInfo.environment["NATLAB_PROBING_RUNS"].flatMap { Int($0) } ?? 3
+    static let runs = withEnvironmentLock { ProcessInfo.processInfo.environment["NATLAB_PROBING_RUNS"] }.flatMap { Int($0) } ?? 3
     static let flags = ["--hard-nat-probing"]
     static let messages = ChatTests.messages("L", sizes: [1_200, 16_384]), replies = ChatTests.messages("R", sizes: [1_200])
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// One real terminal for an interactive `chatcli`: a detached tmux session
 /// of fixed size on its own server socket (`tmux -L`), driven with
@@ -75,7 +76,7 @@ final class TmuxPane {
         process.standardOutput = output ? out : FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.runSerialized()
         let data = output ? out.fileHandleForReading.readDataToEndOfFile() : Data()
         process.waitUntilExit()
         return String(decoding: data, as: UTF8.self)
@@ -147,7 +148,7 @@ final class TmuxPane {
     /// Ends this pane's tmux server (so the program gets SIGHUP) and removes its socket.
     func kill() {
         _ = try? tmux(["kill-server"])
-        let directory = ProcessInfo.processInfo.environment["TMUX_TMPDIR"] ?? "/tmp"
+        let directory = withEnvironmentLock { ProcessInfo.processInfo.environment["TMUX_TMPDIR"] } ?? "/tmp"
         unlink("\(directory)/tmux-\(getuid())/\(socket)")
     }
 

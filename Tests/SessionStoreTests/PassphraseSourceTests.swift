@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 
 @testable import SessionStore
 
@@ -40,8 +41,8 @@ private func pipeWith(_ input: String) -> Int32 {
 
 @Test func environmentVariableIsReadWithoutAString() throws {
     let name = "CHATCLI_TEST_PASSPHRASE_\(getpid())"
-    setenv(name, "from the environment", 1)
-    defer { unsetenv(name) }
+    withEnvironmentLock { _ = setenv(name, "from the environment", 1) }
+    defer { withEnvironmentLock { _ = unsetenv(name) } }
     #expect(text(try PassphraseSource.environment(name: name).read()) == "from the environment")
     #expect(PassphraseSource.resolve(passphraseFD: nil, environmentVariable: name) == .environment(name: name))
     #expect(PassphraseSource.resolve(passphraseFD: 9, environmentVariable: name) == .fileDescriptor(9))

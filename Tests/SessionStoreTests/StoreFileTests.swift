@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TestSupport
 import Glibc
 import Synchronization
 import Testing
@@ -80,7 +81,7 @@ import Testing
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
         p.arguments = ["-n", store.lockPath, "true"]
-        try p.run()
+        try p.runSerialized()
         p.waitUntilExit()
         return p.terminationStatus == 0
     }
@@ -127,7 +128,7 @@ private func mountTmpfs(at path: String, options: String) -> Bool {
     p.executableURL = URL(fileURLWithPath: "/bin/mount")
     p.arguments = ["-t", "tmpfs", "-o", options, "tmpfs", path]
     p.standardError = FileHandle.nullDevice
-    guard (try? p.run()) != nil else { return false }
+    guard (try? p.runSerialized()) != nil else { return false }
     p.waitUntilExit()
     return p.terminationStatus == 0
 }
@@ -136,7 +137,7 @@ private func unmount(_ path: String) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/bin/umount")
     p.arguments = [path]
-    try? p.run()
+    try? p.runSerialized()
     p.waitUntilExit()
 }
 
@@ -177,7 +178,7 @@ private func unmount(_ path: String) {
     let remount = Process()
     remount.executableURL = URL(fileURLWithPath: "/bin/mount")
     remount.arguments = ["-o", "remount,ro", mountPoint]
-    try remount.run()
+    try remount.runSerialized()
     remount.waitUntilExit()
     guard remount.terminationStatus == 0 else { return }
     do {

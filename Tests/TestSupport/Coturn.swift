@@ -61,7 +61,7 @@ public final class Coturn {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runSerialized()
         try waitUntilListening()
     }
 

@@ -17,7 +17,7 @@ public final class RedisServer {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runSerialized()
         for _ in 0..<100 {
             if Self.accepts(port) { return }
             Thread.sleep(forTimeInterval: 0.05)

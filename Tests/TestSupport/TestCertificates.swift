@@ -60,7 +60,7 @@ public struct TestCertificates: Sendable {
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
+        try process.runSerialized()
         let message = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
