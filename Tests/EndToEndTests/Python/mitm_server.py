@@ -23,7 +23,8 @@ Usage: python mitm_server.py UPSTREAM_URL [--no-pake-attribute]
   upstream until the other client's connection to this server is up (its
   `ctl` channel open) or 90 s pass: a server in the middle keeps each victim
   engaged, and the other side then learns of the departure only once it is
-  connected, whatever the order the two handshakes finish in.
+  connected, whatever the order the two handshakes finish in. One that told
+  its peer the PAKE failed keeps its seat until that peer has left too.
 """
 import asyncio
 import json
@@ -55,6 +56,8 @@ class Side:
         self.channels = {}
         self.pending = {label: [] for label in LABELS}
         self.candidates = []
+        self.sent_pake_failed = False  # this client told its peer the PAKE failed
+        self.gone = False  # this client left (leave_room, or its socket closed)
 
         @self.pc.on("datachannel")
         def on_datachannel(channel):
@@ -80,6 +83,8 @@ class Side:
         def on_message(message):
             text = message if isinstance(message, str) else message.decode(errors="replace")
             emit({"event": "relayed", "label": channel.label, "from": self.role, "text": text})
+            if channel.label == "ctl" and '"step":"failed"' in text.replace(" ", ""):
+                self.sent_pake_failed = True
             other = self.other()
             if other is not None:
                 other.deliver(channel.label, message)
@@ -139,13 +144,18 @@ class Side:
         await self.pc.addIceCandidate(candidate)
 
     async def hold_while_other_connects(self):
-        """Returns once the other client's `ctl` channel is open, it is gone, or 90 s passed."""
+        """Returns once the other client's `ctl` channel is open, it is gone, or 90 s passed.
+        A client that told its peer the PAKE failed is held until that peer left
+        too: its `failed` crosses this server's two SCTP associations, which can
+        be slower than the server's `peer_left`, and a server in the middle
+        lets each victim fail on its own rather than hear of a departure."""
+        self.gone = True
         for _ in range(90 * 20):
             other = self.other()
-            if other is None or other.pc.connectionState in ("failed", "closed"):
+            if other is None or other.gone or other.pc.connectionState in ("failed", "closed"):
                 return
             ctl = other.channels.get("ctl")
-            if ctl is not None and ctl.readyState == "open":
+            if ctl is not None and ctl.readyState == "open" and not self.sent_pake_failed:
                 return
             await asyncio.sleep(0.05)
 
