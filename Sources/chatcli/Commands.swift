@@ -61,7 +61,7 @@ enum Commands {
             asked for waits: past 256 KiB of unsent output (or 32 MiB for all clients together) its HTTP \
             connection is read no further and closed after 30 s, and a WebSocket is closed at once (the other \
             member hears peer_disconnected). With --redis, each instance counts connections and creations for \
-            itself, and --max-rooms does not apply (Redis holds the rooms).
+            itself, and --max-rooms counts the live rooms of all instances together (Redis holds them).
 
             With --redis, several instances behind a load balancer share rooms, rate limits, long polls and \
             the signaling relay; --db is not used. While Redis is unreachable, /healthz and the room routes \

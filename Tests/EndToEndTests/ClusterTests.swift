@@ -171,6 +171,31 @@ struct ClusterTests {
         #expect(third.status == 409 && third.body["error"] as? String == "already_accepted", "\(third)")
     }
 
+    /// `--max-rooms` counts the live rooms of every instance together: with
+    /// 2, a room on each instance fills the code space, a third create on
+    /// either gets 503 code_space_full, and a purged room frees its place.
+    @Test func theRoomLimitCountsTheRoomsOfEveryInstance() throws {
+        let cluster = try ClusterFixture(instances: 2, haproxy: false, extra: ["--max-rooms", "2"])
+        let (a, b) = (cluster.instances[0].port, cluster.instances[1].port)
+        let one = Self.code()
+        var two = Self.code()
+        while two == one { two = Self.code() }
+        let first = HTTPExchange.send("POST", port: a, "/api/rooms", ["joinid": one, "expiresInSeconds": 600, "client1": "space-alice-1"])
+        #expect(first.status == 201, "\(first)")
+        let second = HTTPExchange.send("POST", port: b, "/api/rooms", ["joinid": two, "expiresInSeconds": 600, "client1": "space-bob-22"])
+        #expect(second.status == 201, "\(second)")
+        var three = Self.code()
+        while three == one || three == two { three = Self.code() }
+        for port in [a, b] {
+            let full = HTTPExchange.send("POST", port: port, "/api/rooms", ["joinid": three, "expiresInSeconds": 600, "client1": "space-carol-3"])
+            #expect(full.status == 503 && full.body["error"] as? String == "code_space_full", "\(full)")
+        }
+        let purge = HTTPExchange.send("POST", port: b, "/api/user/purge", ["deviceIds": ["space-alice-1"]])
+        #expect(purge.status == 200 && purge.body["pendingsDeleted"] as? Int == 1, "\(purge)")
+        let freed = HTTPExchange.send("POST", port: b, "/api/rooms", ["joinid": one, "expiresInSeconds": 600, "client1": "space-carol-3"])
+        #expect(freed.status == 201, "\(freed)")
+    }
+
     /// Redis stops for 10 s while instance A is stopped too, so A's
     /// heartbeat key expires; Bob (on B) rejoins meanwhile, which frees
     /// Alice's seat. When A is back it takes the seat again: both hear

@@ -31,7 +31,9 @@ extension ClusterRouter {
             return finishError(token, error)
         }
         let expiry = now.adding(seconds: seconds)
-        run(ClusterScripts.create, token, now, [code.rawValue, client1.rawValue, String(expiry.milliseconds)]) { reply in
+        let arguments = [code.rawValue, client1.rawValue, String(expiry.milliseconds), String(maxRooms)]
+        run(ClusterScripts.create, token, now, arguments) { reply in
+            if reply.integer == -1 { return RESTRouter.codeSpaceFull.response }
             guard let exp = reply.integer, exp > 0 else { return RESTError(409, "joinid_in_use").response }
             return .json(201, ["ok": true, "exp": .string(UnixTime(milliseconds: exp).iso8601)])
         }

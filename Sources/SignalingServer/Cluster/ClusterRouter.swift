@@ -32,6 +32,8 @@ final class ClusterRouter: RequestRouting {
     let link: ClusterLink
     let limit: Int
     let windowMilliseconds: Int64
+    /// Live rooms across the cluster above which `create` is refused (`--max-rooms`).
+    let maxRooms: Int
     var random: any RandomNumberGenerator
     private var nextToken: UInt64 = 1
     private var held: [LongPollToken: Held] = [:]
@@ -43,8 +45,10 @@ final class ClusterRouter: RequestRouting {
     /// Called when held requests have answers to collect.
     var onCompletion: (() -> Void)?
 
-    init(rest: RESTRouter, link: ClusterLink, limit: Int, windowSeconds: Int64, random: any RandomNumberGenerator) {
+    init(rest: RESTRouter, link: ClusterLink, limit: Int, windowSeconds: Int64, maxRooms: Int,
+         random: any RandomNumberGenerator) {
         self.rest = rest
+        self.maxRooms = max(1, maxRooms)
         self.link = link
         self.limit = max(1, limit)
         self.windowMilliseconds = max(1, windowSeconds) * 1000

@@ -8,6 +8,7 @@ import Redis
 /// Keys (`P` = prefix):
 /// - `P code:<joinid>` hash `c1 c2 rid exp st` (st 0 pending, 1 accepted), expiring at `exp`
 /// - `P room:<roomid>` → join code, expiring at `exp`
+/// - `P codes` sorted set of live join codes scored by `exp` (the code space, capped by `--max-rooms`)
 /// - `P dev:<deviceid>` set of join codes (for purge), expiring with its last room
 /// - `P miss:<address>` list of miss times, newest first (the rate limit's sliding log)
 /// - `P seats:<roomid>` hash seat (`0` initiator, `1`) → member (`<instance>/<connection>`)
@@ -31,8 +32,8 @@ enum ClusterScripts {
 
     static let common = source(PackageResources.common_lua)
 
-    /// ARGV: P now code client1 exp → the room's expiry (created), or 0
-    /// (code in use). Idempotent per client: the same `client1` creating a
+    /// ARGV: P now code client1 exp maxRooms → the room's expiry (created),
+    /// 0 (code in use) or -1 (`maxRooms` live codes: the code space is full). Idempotent per client: the same `client1` creating a
     /// live code again (a retry of a request whose answer was lost, e.g. a
     /// 503 after Redis dropped) gets the expiry the first create set.
     static let create = RedisScript(common + source(PackageResources.create_lua))

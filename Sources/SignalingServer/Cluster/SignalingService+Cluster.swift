@@ -23,7 +23,7 @@ extension SignalingService {
         }
         let rest = RESTRouter(registry: local, iceServers: iceServers, random: SystemRandomNumberGenerator())
         let router = ClusterRouter(rest: rest, link: link, limit: config.missedAcceptsPerMinute, windowSeconds: 60,
-                                   random: SystemRandomNumberGenerator())
+                                   maxRooms: config.maxRooms, random: SystemRandomNumberGenerator())
         let hub = ClusterHub(link: link, random: SystemRandomNumberGenerator())
         return (nil, router, hub, link)
     }

@@ -30,6 +30,7 @@ local function removeRoom(code)
   if h[2] then redis.call('SREM', P .. 'dev:' .. h[2], code) end
   if h[3] then redis.call('DEL', P .. 'room:' .. h[3]) end
   redis.call('DEL', k)
+  redis.call('ZREM', P .. 'codes', code)
   wake(code)
 end
 local function indexDevice(dev, code, exp)
