@@ -104,7 +104,7 @@ let package = Package(
             "FileTransfer", "PAKE", "ChatClient", "SessionStore", "PortMapping",
         ]),
         .executableTarget(name: "chatcli-fuzz", dependencies: ["Fuzzing"]),
-        .testTarget(name: "FuzzCorpusTests", dependencies: ["Fuzzing", "Wire"]),
+        .testTarget(name: "FuzzCorpusTests", dependencies: ["Fuzzing", "Wire", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

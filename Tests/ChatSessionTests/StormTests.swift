@@ -11,7 +11,7 @@ import TestSupport
 /// milliseconds of real time. (Offer glare after a resume during server
 /// restarts stalled 10 of the first 200 seeds until the initiator became
 /// the impolite side; see `ChatSession.offerCollides`.)
-@Suite struct StormTests {
+@Suite(.computeThread) struct StormTests {
     @Test(arguments: 1...1000)
     func everyLineOfASurvivorArrivesExactlyOnceInOrder(seed: Int) throws {
         try storm(seed: seed)

@@ -2,7 +2,7 @@ import Testing
 import DTLS
 import TestSupport
 
-@Suite struct LossyLinkTests {
+@Suite(.computeThread) struct LossyLinkTests {
     /// 1,000 handshakes, each on its own emulated link that loses 10 % of
     /// datagrams, duplicates 5 %, reorders 10 % and delays them 50 ms ± 20 ms.
     /// The clock is manual, so the retransmission back-off of the unluckiest
@@ -28,7 +28,7 @@ import TestSupport
     }
 }
 
-@Suite struct DTLSFuzzTests {
+@Suite(.computeThread) struct DTLSFuzzTests {
     @Test func randomGarbageNeverCrashesAndDoesNotStopTheHandshake() throws {
         var rng = SeededRandom(seed: 0xBAD)
         let pair = try EndpointPair()

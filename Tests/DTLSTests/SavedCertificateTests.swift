@@ -1,9 +1,10 @@
 import DTLS
 import Testing
+import TestSupport
 
 /// A saved session's certificate read back: the same fingerprint, a DTLS
 /// handshake with it, and garbage or mismatched pairs refused in one sentence.
-@Suite struct SavedCertificateTests {
+@Suite(.computeThread) struct SavedCertificateTests {
     @Test func aSavedCertificateReadsBackWithTheSameFingerprint() throws {
         let cert = try DTLSCertificate()
         let again = try DTLSCertificate(der: cert.derBytes, privateKeyDER: cert.privateKeyDER)

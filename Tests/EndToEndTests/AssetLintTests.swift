@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The files `chatcli serve` embeds pass real linters (`Tools/lib/lint-assets`,

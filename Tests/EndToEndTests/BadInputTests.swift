@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Every bad input gives one clear sentence and the right exit code; never a

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Files between the web client in real headless Chromium and the real

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The web client over the paths people meet: HTTPS/WSS with `--tls-cert`,

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A chat between chatcli and Chromium survives what chatcli survives: the

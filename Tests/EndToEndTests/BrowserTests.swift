@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The web client in real headless Chromium and Firefox (Debian's

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Limits per client through the real `chatcli serve` (WireProtocol §1): a

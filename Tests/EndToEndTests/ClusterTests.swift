@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `chatcli serve --redis` as a cluster, with real parts: a Debian

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Nothing typed is lost (the finding: lines typed while the peer was

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `Tools/demo`, the README's first command: a server and two peers pair by

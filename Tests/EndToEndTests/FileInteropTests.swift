@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The file protocol against an independent peer written from

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A joiner frozen (SIGSTOP) the moment it is in the room, before it answers

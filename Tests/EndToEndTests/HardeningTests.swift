@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A `chatcli serve` that no client can exhaust (issue 24, items 1–3),

@@ -2,6 +2,7 @@ import ChatClient
 import Foundation
 import ICE
 import Runtime
+import TestSupport
 import Testing
 
 /// Our ICE agent on real UDP sockets against aioice (an independent

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The wrong-code limit per IPv6 /64 with real IPv6 clients: a network

@@ -1,5 +1,6 @@
 import Foundation
 import STUN
+import TestSupport
 import Testing
 
 /// The server as independent clients see it: a Python client written only

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// How an interactive chat ends when the peer goes first, in real terminals

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `/send` in a real terminal: Bob is offered the folder, accepts it, and

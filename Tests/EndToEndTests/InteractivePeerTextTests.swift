@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// What a scripted peer's text looks like in a real terminal (tmux): bidi

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The prompt counts what has not reached the peer, and `/status` says it

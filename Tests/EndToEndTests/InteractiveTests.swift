@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The interactive chat in real terminals (tmux): two people chatting, a

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 private let zbarimg = ["/usr/bin/zbarimg", "/usr/local/bin/zbarimg"].first { FileManager.default.isExecutableFile(atPath: $0) }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A signaling server that attacks: two real chatcli processes pair through

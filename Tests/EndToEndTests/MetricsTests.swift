@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `GET /metrics` on `--metrics-listen`: Prometheus text that promtool

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Through the real binary in real network namespaces (`Tools/natlab`): a

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The NAT matrix (issue 7): two real chatcli binaries, one behind each NAT

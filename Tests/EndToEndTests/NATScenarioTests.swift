@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Named `Tools/natlab` scenarios beyond the one-NAT-per-side matrix, each

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// NATs that forget an idle UDP mapping early (`natlab up --udp-timeout`:

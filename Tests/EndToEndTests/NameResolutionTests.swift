@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A server name that does not resolve is one clear failure, never a hang:

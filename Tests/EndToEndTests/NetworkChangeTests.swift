@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A side's address changes under a live chat (in `Tools/natlab`, root

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// chatcli never hangs: an unknown host is one sentence and exit 1 within

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Codes with a secret part through the real binary: the PAKE proves the

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `Tools/package` (issue 29): the .deb is built from this build's binary

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A real server and real `chatcli` processes pairing by code (WireProtocol §4).

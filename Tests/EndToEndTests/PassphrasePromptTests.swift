@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The store passphrase prompt in a real terminal (tmux): a typo gets

@@ -1,6 +1,7 @@
 import DTLS
 import Foundation
 import SessionStore
+import TestSupport
 import Testing
 
 /// Pinned per-session identities through the real binary: a saved session

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// chatcli against a real gateway that maps ports: miniupnpd (PCP, NAT-PMP,

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `chatcli receive CODE` killed -9 mid-transfer while `send` still waits:

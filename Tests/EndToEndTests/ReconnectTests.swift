@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Staying connected through the real binary: the signaling server crashes

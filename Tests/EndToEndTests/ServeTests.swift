@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `chatcli serve` startup and shutdown through the real binary: a database

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// A saved session is open in one chatcli at a time: a `resume` of a

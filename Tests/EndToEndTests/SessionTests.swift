@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Saved sessions through the real binary: each peer has its own

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `Tools/test` installs every Debian package the suite uses: each program

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// The trust gate at a real terminal, through a signaling server that is a

@@ -1,5 +1,6 @@
 import Foundation
 import SessionStore
+import TestSupport
 import Testing
 
 /// `/verify ok` is saved with the session: after `kill -9` and `chatcli

@@ -4,7 +4,7 @@ import TestSupport
 
 /// A receiver fed by a sender that lies: every lie ends the transfer
 /// before anything is written outside the sink's view or past the offer.
-@Suite struct HostileSenderTests {
+@Suite(.computeThread) struct HostileSenderTests {
     func receiver(_ offer: TransferOffer) -> (FileReceiver, MemorySink) {
         let sink = MemorySink()
         let r = FileReceiver(sink: sink)

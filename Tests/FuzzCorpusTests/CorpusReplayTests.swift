@@ -1,11 +1,12 @@
 import Fuzzing
 import Testing
+import TestSupport
 
 /// Every fuzz target's corpus (seeds, what coverage-guided fuzzing kept, and
 /// past findings) replayed through the same harness the fuzzer runs, so a
 /// decoder change that crashes on any of them, or breaks a round trip, fails
 /// the suite without a fuzzer build.
-@Suite struct CorpusReplayTests {
+@Suite(.computeThread) struct CorpusReplayTests {
     static let corpora: String = {
         // …/Tests/FuzzCorpusTests/CorpusReplayTests.swift → …/Tests/FuzzCorpora
         var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `a=candidate` strings as real stacks write them.
-struct CandidateParsingTests {
+@Suite(.computeThread) struct CandidateParsingTests {
     static let realWorld: [String] = [
         // Chrome
         "candidate:842163049 1 udp 1677729535 203.0.113.5 46154 typ srflx raddr 10.0.0.2 rport 46154 generation 0 ufrag abcd network-cost 999",

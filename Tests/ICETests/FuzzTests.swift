@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Hostile input into `handleInput`: never a crash, never a busy timer.
-struct FuzzTests {
+@Suite(.computeThread) struct FuzzTests {
     static let local = ICECredentials(ufrag: "LOCAL1", pwd: "localpasswordlocalpassword")
     static let remote = ICECredentials(ufrag: "REMOTE", pwd: "remotepasswordremotepassword")
     static let base = STUNAddress(ipv4: 10, 0, 0, 2, port: 5000)

@@ -8,7 +8,7 @@ import TestSupport
 /// and 50 ms one-way delay, and the relayed pair, valid first or not, is
 /// never nominated over them. (An end-to-end cone × cone run once came up
 /// relayed; these seeds, with TURN on both sides, pin the ICE side of it.)
-struct LossyPathTests {
+@Suite(.computeThread) struct LossyPathTests {
     @Test(arguments: [NATKind.fullCone, .addressRestricted, .portRestricted])
     func aLossyDirectPathIsStillChosenOverTheRelay(_ kind: NATKind) {
         var relayed: [UInt64] = []

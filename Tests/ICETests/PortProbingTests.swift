@@ -6,7 +6,7 @@ import TestSupport
 /// Birthday-paradox port probing on the simulated network: a symmetric NAT
 /// that picks random ports (like Linux `--random-fully`) against a
 /// port-restricted cone, which plain ICE cannot connect.
-struct PortProbingTests {
+@Suite(.computeThread) struct PortProbingTests {
     static func harness(
         _ a: NATKind, _ b: NATKind, seed: UInt64, probing: PortProbingConfig = PortProbingConfig(),
         turn: Bool = false

@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// Whole-session behaviours on the simulated network.
-struct ScenarioTests {
+@Suite(.computeThread) struct ScenarioTests {
     @Test func peersOnTheSameLANSelectTheHostPair() {
         let harness = Harness(seed: 11)
         let office = harness.network.addRealm("office", nat: NAT(kind: .portRestricted, publicIP: [203, 0, 113, 50]))

@@ -6,7 +6,7 @@ import Wire
 /// The exchange between two in-memory sides: success, and every way it
 /// must fail cleanly (another code, another binding, tampered, replayed,
 /// truncated, reordered, reflected messages).
-struct PAKEHandshakeTests {
+@Suite(.computeThread) struct PAKEHandshakeTests {
     static let code = Array("123456-brave-otter".utf8)
     static let binding = PAKEBinding(roomID: "room-1", offererFingerprint: Array(repeating: 0xAA, count: 32),
                                      answererFingerprint: Array(repeating: 0xBB, count: 32))

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import Runtime
 
-@Suite struct TCPTests {
+@Suite(.computeThread) struct TCPTests {
     /// Connects to an echo server at `server`, sends `payload`, waits for it back.
     private func echoRoundTrip(server: String, connectTo: String, payload: [UInt8]) throws -> [UInt8] {
         let loop = try EventLoop()

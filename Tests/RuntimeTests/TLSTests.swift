@@ -2,7 +2,7 @@ import Testing
 import TestSupport
 @testable import Runtime
 
-@Suite struct TLSTests {
+@Suite(.computeThread) struct TLSTests {
     /// A TLS echo server on 127.0.0.1 using `certificates`; reports server-side closes.
     private final class EchoServer {
         let listener: TCPListener

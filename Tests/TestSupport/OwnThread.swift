@@ -4,7 +4,8 @@ import Synchronization
 import Testing
 
 /// Runs each test of a suite on a thread of its own, from a pool of
-/// `CHATCLI_TEST_THREADS` (default 8) kept for end-to-end tests.
+/// `CHATCLI_TEST_THREADS` (default 8) kept for end-to-end tests, or (for
+/// CPU-bound unit tests, `.computeThread`) from a pool of one thread per core.
 ///
 /// Why: end-to-end tests spend their time blocked — waiting for a child's
 /// line, its exit, a namespace to come up — and Swift Testing runs tests on
@@ -15,29 +16,44 @@ import Testing
 /// test's body onto one of these threads instead, so blocked tests wait
 /// side by side while the cooperative pool stays free for CPU-bound unit
 /// tests. The pool's size bounds how many end-to-end tests run at once.
-struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
+///
+/// CPU-bound unit tests that run for seconds take their own pool too: on
+/// the cooperative pool they would hold both of its threads, and nothing
+/// else — not even the end of a finished end-to-end test — could run.
+public struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
     /// Served before the others when threads are short: for the long
     /// serialized suites, which are the suite's critical path.
     var first = false
-    var isRecursive: Bool { true }
+    var pool = TestThreads.shared
+    public var isRecursive: Bool { true }
 
-    func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
+    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
         testCase == nil ? nil : self
     }
 
-    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+    public func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         // Applied twice (a suite inside a suite): the outer thread is enough.
         guard !Self.onOwnThread else { return try await function() }
         let asked = Self.seconds()
-        let executor = await TestThreads.shared.take(first: first)
+        let pool = self.pool
+        let executor = await pool.take(first: first)
         let started = Self.seconds()
-        defer {
-            TestThreads.shared.give(back: executor)
-            // Swift Testing's own times include the wait for a thread; Tools/lib/slowest-tests reads these.
-            print(String(format: "◷ Test %@ ran %.3f seconds on its own thread (waited %.3f).", test.name, Self.seconds() - started, started - asked))
-        }
         try await Self.$onOwnThread.withValue(true) {
-            try await withTaskExecutorPreference(executor) { try await function() }
+            try await withTaskExecutorPreference(executor) {
+                // Handed back from the test's own thread, the moment it ends:
+                // not after a thread of the cooperative pool (which CPU-bound
+                // tests may hold for minutes) comes back to this scope.
+                defer {
+                    pool.give(back: executor)
+                    // Swift Testing's own times include the wait for a thread; Tools/lib/slowest-tests reads these.
+                    // (Not for compute threads: a storm of 1,000 seeds would print 1,000 lines.)
+                    if pool === TestThreads.shared {
+                        print(String(format: "◷ Test %@ ran %.3f seconds on its own thread (waited %.3f).",
+                                     test.name, Self.seconds() - started, started - asked))
+                    }
+                }
+                try await function()
+            }
         }
     }
 
@@ -52,15 +68,19 @@ struct OwnThreadTrait: SuiteTrait, TestTrait, TestScoping {
 
 extension Trait where Self == OwnThreadTrait {
     /// Each test on a thread of its own (see ``OwnThreadTrait``): for tests that block.
-    static var ownThread: Self { OwnThreadTrait() }
+    public static var ownThread: Self { OwnThreadTrait() }
     /// The same, ahead of the others: for a long serialized suite (its tests
     /// run one after another, so each wait for a thread lengthens the run).
-    static var ownThreadFirst: Self { OwnThreadTrait(first: true) }
+    public static var ownThreadFirst: Self { OwnThreadTrait(first: true) }
+    /// Each test on a thread of a pool with one per core: for unit tests
+    /// that compute for seconds (thousands of handshakes, long emulations).
+    public static var computeThread: Self { OwnThreadTrait(pool: TestThreads.compute) }
 }
 
 /// The pool: executors handed out one per running test, waiters served in order.
-final class TestThreads: Sendable {
+public final class TestThreads: Sendable {
     static let shared = TestThreads(count: Int(getenv("CHATCLI_TEST_THREADS").map { String(cString: $0) } ?? "") ?? 8)
+    static let compute = TestThreads(count: sysconf(Int32(_SC_NPROCESSORS_ONLN)))
 
     private struct State {
         var free: [ThreadExecutor]
@@ -134,25 +154,4 @@ private final class Semaphore: @unchecked Sendable {
     init() { sem_init(semaphore, 0, 0) }
     func signal() { sem_post(semaphore) }
     func wait() { while sem_wait(semaphore) != 0 {} }
-}
-
-/// Every end-to-end suite runs on its own threads: one without the trait
-/// would block Swift's cooperative pool again (and the unit tests with it).
-@Suite struct OwnThreadTraitTests {
-    @Test func everyEndToEndSuiteHasTheTrait() throws {
-        let folder = Harness.packageRoot + "/Tests/EndToEndTests"
-        var missing: [String] = []
-        for file in try FileManager.default.contentsOfDirectory(atPath: folder) where file.hasSuffix(".swift") && file != "OwnThread.swift" {
-            let lines = try String(contentsOfFile: folder + "/" + file, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false)
-            for (index, line) in lines.enumerated() where line.range(of: #"^(@Suite(\(.*\))? )?(struct|final class) "#, options: .regularExpression) != nil {
-                // The attribute: on the same line, or on the lines just above.
-                let above = lines[..<index].reversed().prefix { $0.hasPrefix("@") || $0.hasPrefix("  ") || $0.hasPrefix("//") }
-                let attribute = line.hasPrefix("@Suite") ? line : above.last { $0.hasPrefix("@Suite") }
-                let body = lines[index...].prefix { !$0.hasPrefix("}") }
-                guard body.contains(where: { $0.contains("@Test") }) else { continue }
-                if !(attribute?.contains(".ownThread") ?? false) { missing.append("\(file): \(line)") }
-            }
-        }
-        #expect(missing.isEmpty, "add .ownThread to these suites' @Suite: \(missing)")
-    }
 }
