@@ -17,31 +17,74 @@ public final class StandardInput {
 
     public init(loop: EventLoop) { self.loop = loop }
 
+    /// Asked before every read: false holds the input back (a pipe then
+    /// fills and blocks its writer; a file waits at its offset), and it is
+    /// asked again every `recheckInterval` until true.
+    public var mayRead: () -> Bool = { true }
+    static let recheckInterval: Duration = .milliseconds(20)
+    private var fromFile = false
+    private var recheck: Timer?
+    private var onEnd: () -> Void = {}
+
     /// Regular files and /dev/null cannot be watched with epoll (EPERM);
-    /// they never block, so they are read to the end right away instead.
+    /// they never block, so they are read a chunk per turn of the loop instead.
     public func start(onEnd: @escaping () -> Void) {
+        self.onEnd = onEnd
         do {
-            watch = try loop.watchReadable(fd: 0) { [weak self] in
-                if self?.readChunk() == false {
-                    self?.finish()
-                    self?.stop()
-                    onEnd()
-                }
-            }
+            try watchInput()
         } catch {
             // EPERM: a file; anything else (stdin closed): no input at all.
-            let readable = error.errno == EPERM
-            loop.execute { [weak self] in
-                while readable, self?.readChunk() == true {}
-                self?.finish()
-                onEnd()
-            }
+            fromFile = error.errno == EPERM
+            loop.execute { [weak self] in self?.readFile() }
         }
     }
 
     public func stop() {
         watch?.cancel()
         watch = nil
+        recheck?.cancel()
+        recheck = nil
+    }
+
+    private func watchInput() throws(RuntimeError) {
+        watch = try loop.watchReadable(fd: 0) { [weak self] in self?.readable() }
+    }
+
+    private func readable() {
+        guard mayRead() else { return holdBack() }
+        if !readChunk() { end() }
+    }
+
+    private func readFile() {
+        guard fromFile else { return end() }
+        guard mayRead() else { return holdBack() }
+        if readChunk() {
+            loop.execute { [weak self] in self?.readFile() }
+        } else {
+            end()
+        }
+    }
+
+    private func holdBack() {
+        watch?.cancel()
+        watch = nil
+        recheck = loop.schedule(after: Self.recheckInterval) { [weak self] in self?.resume() }
+    }
+
+    private func resume() {
+        recheck = nil
+        guard mayRead() else { return holdBack() }
+        if fromFile {
+            readFile()
+        } else if (try? watchInput()) == nil {
+            end()
+        }
+    }
+
+    private func end() {
+        finish()
+        stop()
+        onEnd()
     }
 
     /// Reads once; false at end of input or on a hard error.

@@ -144,6 +144,8 @@ enum ChatCommand {
             try loop.onSignal([SIGINT, SIGTERM]) { manager.interrupt(signal: $0) }
             let input = StandardInput(loop: loop)
             input.onLine = { manager.send(line: $0) }
+            // Back-pressure: what the peer has not acknowledged stays bounded.
+            input.mayRead = { manager.wantsInput }
             input.onOverlong = { size in
                 printer.emit(.notSent(code: "message_too_large",
                                       message: "A message of \(size) bytes was not sent: the limit is \(ChatManager.maxMessageBytes) bytes."))

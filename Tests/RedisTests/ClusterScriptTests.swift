@@ -43,22 +43,38 @@ final class ClusterScriptTests {
 
     @Test func aCodeLivesUntilItsExpiryAndRedisExpiresItThen() throws {
         let exp = t0 + 60_000
-        #expect(try run(ClusterScripts.create, at: 0, ["123456", "alice-device", String(exp)]) == .integer(exp))
-        #expect(try run(ClusterScripts.create, at: 1_000, ["123456", "mallory-dev", String(exp + 1)]) == .integer(0))
+        #expect(try run(ClusterScripts.create, at: 0, ["123456", "alice-device", String(exp), "100000"]) == .integer(exp))
+        #expect(try run(ClusterScripts.create, at: 1_000, ["123456", "mallory-dev", String(exp + 1), "100000"]) == .integer(0))
         // The creator's retry (its answer was lost) is answered as the first was.
-        #expect(try run(ClusterScripts.create, at: 2_000, ["123456", "alice-device", String(exp + 2_000)]) == .integer(exp))
+        #expect(try run(ClusterScripts.create, at: 2_000, ["123456", "alice-device", String(exp + 2_000), "100000"]) == .integer(exp))
         #expect(strings(try run(ClusterScripts.check, at: 59_999, ["123456", "alice-device"])) == ["pending"])
         #expect(strings(try run(ClusterScripts.check, at: 60_000, ["123456", "alice-device"])) == ["notfound"])
         #expect(strings(try run(ClusterScripts.check, at: 0, ["123456", "someone-else"])) == ["notfound"])
         #expect(try send(["PEXPIRETIME", "t:code:123456"]) == .integer(exp))
         // Expired by the servers' clock, the code is free again at once.
-        #expect(try run(ClusterScripts.create, at: 60_000, ["123456", "bobby-device", String(exp + 60_000)]) == .integer(exp + 60_000))
+        #expect(try run(ClusterScripts.create, at: 60_000, ["123456", "bobby-device", String(exp + 60_000), "100000"]) == .integer(exp + 60_000))
+    }
+
+    /// `maxRooms` live codes fill the code space (-1); a code that expires
+    /// or is deleted frees its place, and a retry of a live code is still answered.
+    @Test func theCodeSpaceHoldsAtMostMaxRoomsLiveCodes() throws {
+        let exp = t0 + 60_000
+        #expect(try run(ClusterScripts.create, at: 0, ["100001", "alice-device", String(exp), "2"]) == .integer(exp))
+        #expect(try run(ClusterScripts.create, at: 0, ["100002", "bobby-device", String(exp + 1_000), "2"]) == .integer(exp + 1_000))
+        #expect(try run(ClusterScripts.create, at: 10, ["100003", "carol-device", String(exp), "2"]) == .integer(-1))
+        #expect(try run(ClusterScripts.create, at: 20, ["100001", "alice-device", String(exp), "2"]) == .integer(exp))
+        // The first code expires: its place is free.
+        #expect(try run(ClusterScripts.create, at: 60_000, ["100003", "carol-device", String(exp + 60_000), "2"]) == .integer(exp + 60_000))
+        #expect(try run(ClusterScripts.create, at: 60_001, ["100004", "dave0-device", String(exp + 60_000), "2"]) == .integer(-1))
+        // A purged code frees its place at once.
+        #expect(try run(ClusterScripts.purge, at: 60_002, ["bobby-device"]).elements?.compactMap(\.integer) == [0, 1])
+        #expect(try run(ClusterScripts.create, at: 60_003, ["100004", "dave0-device", String(exp + 60_000), "2"]) == .integer(exp + 60_000))
     }
 
     @Test func acceptingTwiceIsTakenAndTheRoomExpiresWithTheCode() throws {
         let exp = t0 + 600_000
         let room = String(repeating: "ab", count: 24)
-        _ = try run(ClusterScripts.create, at: 0, ["222222", "alice-device", String(exp)])
+        _ = try run(ClusterScripts.create, at: 0, ["222222", "alice-device", String(exp), "100000"])
         #expect(strings(try run(ClusterScripts.accept, at: 10, ["222222", "bobby-device", "addr", "10", "60000", room])) == ["ok", room, String(exp)])
         #expect(strings(try run(ClusterScripts.accept, at: 20, ["222222", "carol-device", "addr", "10", "60000", room])) == ["taken"])
         // The joiner's retry gets the same room, whatever roomid it would have made.
@@ -86,9 +102,9 @@ final class ClusterScriptTests {
 
     @Test func purgeCountsAcceptedAndPendingRoomsOfTheseDevices() throws {
         let exp = String(t0 + 600_000)
-        _ = try run(ClusterScripts.create, at: 0, ["111111", "alice-device", exp])
-        _ = try run(ClusterScripts.create, at: 0, ["333333", "alice-device", exp])
-        _ = try run(ClusterScripts.create, at: 0, ["444444", "other-device", exp])
+        _ = try run(ClusterScripts.create, at: 0, ["111111", "alice-device", exp, "100000"])
+        _ = try run(ClusterScripts.create, at: 0, ["333333", "alice-device", exp, "100000"])
+        _ = try run(ClusterScripts.create, at: 0, ["444444", "other-device", exp, "100000"])
         _ = try run(ClusterScripts.accept, at: 0, ["333333", "bobby-device", "a", "10", "60000", String(repeating: "cd", count: 24)])
         #expect(try run(ClusterScripts.purge, at: 1, ["alice-device", "bobby-device"]) == .array([.integer(1), .integer(1)]))
         #expect(strings(try run(ClusterScripts.check, at: 2, ["444444", "other-device"])) == ["pending"])
@@ -98,7 +114,7 @@ final class ClusterScriptTests {
     // MARK: - Hub
 
     func makeRoom(_ room: String) throws {
-        _ = try run(ClusterScripts.create, at: 0, ["555555", "alice-device", String(t0 + 600_000)])
+        _ = try run(ClusterScripts.create, at: 0, ["555555", "alice-device", String(t0 + 600_000), "100000"])
         _ = try run(ClusterScripts.accept, at: 0, ["555555", "bobby-device", "a", "10", "60000", room])
         for instance in ["ia", "ib", "ic"] { _ = try send(["SET", "t:inst:" + instance, "1", "PX", "600000"]) }
     }

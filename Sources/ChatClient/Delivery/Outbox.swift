@@ -31,10 +31,24 @@ public struct Outbox: Sendable {
     /// Messages typed that the peer has not acknowledged yet.
     public var undelivered: Int { entries.count }
     public var isEmpty: Bool { entries.isEmpty }
+    /// The memory those messages hold: their UTF-8 bytes plus a fixed
+    /// `entryOverhead` each (a script's one-byte lines cost more than a byte).
+    public private(set) var bytes = 0
+    static let entryOverhead = 64
 
     public mutating func append(_ text: String) {
         entries.append(Entry(seq: nextSeq, text: text))
+        bytes += Self.cost(text)
         nextSeq += 1
+    }
+
+    private static func cost(_ text: String) -> Int { text.utf8.count + entryOverhead }
+
+    private mutating func remove(where acknowledged: (Entry) -> Bool) -> Int {
+        let before = entries.count
+        for entry in entries where acknowledged(entry) { bytes -= Self.cost(entry.text) }
+        entries.removeAll(where: acknowledged)
+        return before - entries.count
     }
 
     /// A new connection opened: everything unacknowledged goes out again,
@@ -68,17 +82,14 @@ public struct Outbox: Sendable {
     @discardableResult
     public mutating func acknowledge(epoch: String, seq: Int) -> Int {
         guard epoch == self.epoch else { return 0 }
-        let before = entries.count
-        entries.removeAll { $0.seq <= seq }
-        return before - entries.count
+        return remove { $0.seq <= seq }
     }
 
     /// SCTP acknowledged the first `count` chat messages of the current
     /// connection: for a peer without `ctl` acks that is delivery.
     @discardableResult
     public mutating func acknowledgeTransport(count: Int) -> Int {
-        let before = entries.count
-        entries.removeAll { $0.connection == connection && $0.position < count }
-        return before - entries.count
+        let connection = self.connection
+        return remove { $0.connection == connection && $0.position < count }
     }
 }
