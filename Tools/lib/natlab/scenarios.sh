@@ -131,7 +131,7 @@ table ip natlab_hairpin {
   }
   chain post {
     type nat hook postrouting priority srcnat - 1; policy accept;
-    iifname "lan*" oifname "lan*" ct status dnat snat to $2
+    oifname "lan*" ct original ip daddr $2 snat to $2
   }
 }
 EOF
@@ -236,7 +236,10 @@ build_scenario() {
         n=3
       done
       in_ns natl sysctl -qw net.ipv4.ip_forward=1
-      router_rules natl cone ;;
+      router_rules natl cone
+      # A switch passes traffic between its ports (with br_netfilter loaded,
+      # bridged packets would meet the router's FORWARD policy).
+      in_ns natl iptables -w -A FORWARD -i lan -o lan -j ACCEPT ;;
     subnets|subnets-hairpin|subnets-no-hairpin)
       build_side left cone
       new_ns right
