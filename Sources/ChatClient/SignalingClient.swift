@@ -202,7 +202,8 @@ public final class SignalingClient {
     public func networkChanged(addresses: Set<SocketAddress>) {
         guard let stream, var hb = heartbeat else { return }
         if let local = Self.localAddress(of: stream), !addresses.contains(local.with(port: 0)) {
-            drop(.connectionLost("the network changed"))
+            // Not the server failing: no reason to wait before the new socket.
+            drop(.connectionLost("the network changed"), retryAfter: .zero)
             return
         }
         hb.probe(now: loop.now.duration, timeout: probeTimeout)
@@ -217,7 +218,8 @@ public final class SignalingClient {
     }
 
     /// The socket is gone: tear it down and, unless the user left, come back.
-    private func drop(_ error: ClientError) {
+    /// `retryAfter`: the delay before reconnecting (else the next backoff).
+    private func drop(_ error: ClientError, retryAfter: Duration? = nil) {
         teardown(closeCode: nil)
         if let done = leaveCompletion {
             leaveCompletion = nil
@@ -226,11 +228,11 @@ public final class SignalingClient {
             return
         }
         guard !stopped else { return }
-        scheduleReconnect(after: error)
+        scheduleReconnect(after: error, delay: retryAfter)
     }
 
-    private func scheduleReconnect(after error: ClientError) {
-        let delay = backoff.next(using: &rng)
+    private func scheduleReconnect(after error: ClientError, delay: Duration? = nil) {
+        let delay = delay ?? backoff.next(using: &rng)
         onEvent?(.lost(error, retryIn: delay))
         reconnectTimer?.cancel()
         reconnectTimer = loop.schedule(after: delay) { [weak self] in
