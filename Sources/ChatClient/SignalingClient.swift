@@ -34,6 +34,8 @@ public final class SignalingClient {
     private var heartbeat: Heartbeat?
     private var heartbeatTimer: Timer?
     private var reconnectTimer: Timer?
+    /// Waiting out a backoff before connecting again.
+    private var reconnectPending = false
     private var generation = 0
     private var stopped = false
     private var leaveCompletion: (() -> Void)?
@@ -200,7 +202,15 @@ public final class SignalingClient {
     /// replaced at once; any other must answer a ping within `probeTimeout`,
     /// since its route may have moved.
     public func networkChanged(addresses: Set<SocketAddress>) {
-        guard let stream, var hb = heartbeat else { return }
+        guard let stream, var hb = heartbeat else {
+            // The old network failed every attempt (a link down): try the new one now.
+            if reconnectPending, !stopped {
+                reconnectTimer?.cancel()
+                reconnectPending = false
+                connect()
+            }
+            return
+        }
         if let local = Self.localAddress(of: stream), !addresses.contains(local.with(port: 0)) {
             // Not the server failing: no reason to wait before the new socket.
             drop(.connectionLost("the network changed"), retryAfter: .zero)
@@ -235,8 +245,10 @@ public final class SignalingClient {
         let delay = delay ?? backoff.next(using: &rng)
         onEvent?(.lost(error, retryIn: delay))
         reconnectTimer?.cancel()
+        reconnectPending = true
         reconnectTimer = loop.schedule(after: delay) { [weak self] in
             guard let self, !self.stopped else { return }
+            self.reconnectPending = false
             self.connect()
         }
     }
