@@ -15,6 +15,8 @@ final class NATLab {
     let prefix: String
     /// Hosts that reach the server over IPv6 only (an IPv6-only side).
     private var ipv6OnlyHosts: Set<String> = []
+    /// For every process run in the lab (`upnp`: port mapping on).
+    private var environment: [String: String] = [:]
     private static let counter = Counter()
 
     /// `options`: extra `natlab up` arguments such as `--delay-ms 50`.
@@ -32,6 +34,7 @@ final class NATLab {
         let letters = String((scenario.filter(\.isLetter) + "xxxxxx").prefix(6))
         prefix = "cc\(letters)\(getpid() % 100_000)x\(Self.counter.next())"
         if scenario.hasPrefix("ipv6-to") || scenario == "ipv6-only" { ipv6OnlyHosts = ["left"] }
+        if scenario == "upnp" { environment["CHATCLI_PORT_MAPPING"] = "on" }
         Self.removeAbandonedLabs()
         try run(["up", "--prefix", prefix, "--scenario", scenario] + options)
         try run(["serve", "--prefix", prefix, "--chatcli", Harness.chatcliPath] + (turn ? [] : ["--no-turn"]))
@@ -50,7 +53,7 @@ final class NATLab {
     }
 
     func exec(_ host: String, _ command: [String], name: String) throws -> ChildProcess {
-        try ChildProcess(Self.script, ["exec", "--prefix", prefix, host, "--"] + command, name: name)
+        try ChildProcess(Self.script, ["exec", "--prefix", prefix, host, "--"] + command, name: name, environment: environment)
     }
 
     /// `chatcli create` / `join` on `host` against the lab's server, in `--json` mode.

@@ -36,6 +36,8 @@ struct NATScenarioTests {
         Expected(scenario: "ipv6-only", creatorSeenAs: "[2001:db8:1::2]:", joinerSeenAs: "[2001:db8:2::2]:"),
         // IPv6-only against IPv4-only: the left side's relayed address is IPv4 (RFC 6156).
         Expected(scenario: "ipv6-to-ipv4", creatorSeenAs: "relay", joinerSeenAs: "relay"),
+        // Symmetric × cone relays without it: the port miniupnpd mapped for left (PCP) makes it direct.
+        Expected(scenario: "upnp", creatorSeenAs: "44.0.0.1:", joinerSeenAs: "198.18.0.2:"),
     ]
 
     @Test(arguments: scenarios)

@@ -16,11 +16,15 @@
 # through whatever the router's filtering (endpoint-independent filtering for
 # hairpinned traffic; the peers punch both ways anyway).
 
-readonly SCENARIOS="cgnat cgnat-hairpin cgnat-no-hairpin same-lan subnets subnets-hairpin subnets-no-hairpin ipv6-firewall ipv6-only ipv6-to-ipv4"
+readonly SCENARIOS="cgnat cgnat-hairpin cgnat-no-hairpin same-lan subnets subnets-hairpin subnets-no-hairpin ipv6-firewall ipv6-only ipv6-to-ipv4 upnp"
 readonly CGN_IP=198.18.0.3
 readonly CARRIER_NET=100.64.1
 readonly SERVER_IP6=2001:db8::10
 readonly TURN_IP6=2001:db8::12
+# The upnp scenario's router: miniupnpd maps nothing on a reserved external
+# address (198.18.0.0/15 is one), so this router's WAN has a public one,
+# routed only inside the lab (on-link on the public segment).
+readonly UPNP_WAN_IP=44.0.0.1
 
 # scenario_row NAME: "path|family|topology|reason" (path: host, srflx or
 # relay as the joining side's "connected" event names the remote candidate
@@ -36,6 +40,7 @@ scenario_row() {
     subnets-no-hairpin) echo "relay|ipv4|as subnets-hairpin, hairpinning off|host candidates cannot cross and the router drops traffic to its own address from inside" ;;
     ipv6-firewall) echo "host|ipv6|both dual-stack: IPv4 behind symmetric NATs, IPv6 global behind stateful firewalls|IPv4 alone would need the relay; the IPv6 host candidates punch through both firewalls, which let in replies to what went out" ;;
     ipv6-only) echo "host|ipv6|left IPv6-only behind a stateful firewall; right dual-stack (cone NAT, IPv6 firewall)|both have global IPv6 host candidates" ;;
+    upnp) echo "srflx|ipv4|left behind a symmetric NAT whose router runs miniupnpd (PCP, NAT-PMP, UPnP IGD; WAN $UPNP_WAN_IP); right behind a cone NAT|left's router maps its port on request, endpoint-independently: the mapped address is a candidate the cone side can punch to, where plain ICE would relay" ;;
     ipv6-to-ipv4) echo "relay|ipv4|left IPv6-only behind a stateful firewall; right IPv4-only behind a cone NAT|no family in common: left reaches the dual-stack TURN server over IPv6 and gets an IPv4 relayed address (RFC 6156), which right can reach" ;;
     *) return 1 ;;
   esac
@@ -202,6 +207,68 @@ v6_only_side() {
   side_v6 "$side"
 }
 
+# upnp_router: left behind a symmetric NAT router ("natl", WAN $UPNP_WAN_IP)
+# running miniupnpd, as Tools/lib/natlab/upnp-gateway configures it. Unlike
+# the other routers, unsolicited inbound packets are dropped in the filter
+# table, not before NAT, so the ones miniupnpd maps get through (DNAT).
+upnp_router() {
+  local dir; dir=$(state_dir)
+  [ -x /usr/sbin/miniupnpd ] || die "the upnp scenario needs miniupnpd (apt-get install miniupnpd-nftables)"
+  new_ns left; new_ns natl
+  veth natl wan pub p-natl
+  attach_pub p-natl
+  veth natl lan left eth0
+  ip -n "$(ns natl)" addr add "$UPNP_WAN_IP/32" dev wan
+  ip -n "$(ns natl)" addr add 10.201.1.1/24 dev lan
+  ip -n "$(ns natl)" link set wan up
+  ip -n "$(ns natl)" link set lan up
+  ip -n "$(ns natl)" route add "$PUB_NET.0/24" dev wan src "$UPNP_WAN_IP"
+  ip -n "$(ns pub)" route add "$UPNP_WAN_IP/32" dev br0
+  ip -n "$(ns left)" addr add 10.201.1.2/24 dev eth0
+  ip -n "$(ns left)" link set eth0 up
+  ip -n "$(ns left)" route add default via 10.201.1.1
+  in_ns natl sysctl -qw net.ipv4.ip_forward=1
+  local ipt=(in_ns natl iptables -w)
+  "${ipt[@]}" -P INPUT DROP
+  "${ipt[@]}" -A INPUT -i lo -j ACCEPT
+  "${ipt[@]}" -A INPUT -i lan -j ACCEPT
+  "${ipt[@]}" -A INPUT -i wan -m conntrack --ctstate ESTABLISHED,RELATED -j ACCEPT
+  "${ipt[@]}" -P FORWARD DROP
+  "${ipt[@]}" -A FORWARD -i lan -o wan -j ACCEPT
+  "${ipt[@]}" -A FORWARD -i wan -o lan -m conntrack --ctstate ESTABLISHED,RELATED,DNAT -j ACCEPT
+  "${ipt[@]}" -t nat -A POSTROUTING -o wan -j MASQUERADE --random-fully
+  in_ns natl nft -f - <<'NFT'
+table inet filter {
+  chain miniupnpd { }
+  chain prerouting_miniupnpd { }
+  chain postrouting_miniupnpd { }
+  chain forward { type filter hook forward priority 0; policy accept; jump miniupnpd; }
+  chain prerouting { type nat hook prerouting priority -100; policy accept; jump prerouting_miniupnpd; }
+  chain postrouting { type nat hook postrouting priority 100; policy accept; jump postrouting_miniupnpd; }
+}
+NFT
+  cat >"$dir/miniupnpd.conf" <<CONF
+ext_ifname=wan
+listening_ip=lan
+enable_natpmp=yes
+enable_upnp=yes
+secure_mode=yes
+system_uptime=yes
+min_lifetime=60
+uuid=3d3cec3a-8cf0-11e0-98ee-001a6bd2d07c
+allow 1024-65535 10.201.1.0/24 1024-65535
+deny 0-65535 0.0.0.0/0 0-65535
+CONF
+  spawn_daemon ip netns exec "$(ns natl)" /usr/sbin/miniupnpd -f "$dir/miniupnpd.conf" -d -P "$dir/miniupnpd.pidfile" \
+    >"$dir/miniupnpd.log" 2>&1 </dev/null
+  local _
+  for _ in $(seq 100); do
+    grep -q "Listening for NAT-PMP/PCP" "$dir/miniupnpd.log" 2>/dev/null && return
+    sleep 0.1
+  done
+  die "miniupnpd did not start: $(tail -n 20 "$dir/miniupnpd.log")"
+}
+
 # ---------------------------------------------------------------------------
 
 # build_scenario NAME: the topology of NAME (pub already exists).
@@ -253,6 +320,10 @@ build_scenario() {
       pub_v6
       v6_only_side left
       build_side right cone; side_v6 right ;;
+    upnp)
+      upnp_router
+      build_side right cone
+      ip -n "$(ns natr)" route add "$UPNP_WAN_IP/32" dev wan ;;
     ipv6-to-ipv4)
       pub_v6
       v6_only_side left
