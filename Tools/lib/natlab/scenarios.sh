@@ -261,6 +261,7 @@ deny 0-65535 0.0.0.0/0 0-65535
 CONF
   spawn_daemon ip netns exec "$(ns natl)" /usr/sbin/miniupnpd -f "$dir/miniupnpd.conf" -d -P "$dir/miniupnpd.pidfile" \
     >"$dir/miniupnpd.log" 2>&1 </dev/null
+  echo $! >"$dir/miniupnpd-natlab.pid"   # "down" stops it with the lab's services
   local _
   for _ in $(seq 100); do
     grep -q "Listening for NAT-PMP/PCP" "$dir/miniupnpd.log" 2>/dev/null && return
