@@ -239,6 +239,8 @@ def main():
                         help="the named scenarios (natlab scenarios) and roaming instead (matrix_extended.py)")
     parser.add_argument("--runs", type=int, default=5, help="--extended: chats per scenario (time to connect: their median)")
     parser.add_argument("--only", nargs="*", help="--extended: only these scenarios (and no roaming)")
+    parser.add_argument("--idle", type=float, default=0,
+                        help="--extended: also leave a chat behind 30 s UDP timeouts idle this long (300: five minutes)")
     args = parser.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(args.natlab)))
     args.chatcli = os.path.abspath(args.chatcli or os.environ.get("CHATCLI_BIN") or root + "/.build/debug/chatcli")

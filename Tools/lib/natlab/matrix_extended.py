@@ -144,6 +144,30 @@ def run_roaming(args):
     return rows
 
 
+def run_idle(args):
+    """A cone x cone chat behind NATs that forget idle UDP after 30 s, left idle
+    --idle seconds: how long the next line takes each way, and whether the
+    path changed meanwhile (a restart, a new pair, the peer seen away)."""
+    m.natlab(args, "up", "--prefix", args.prefix, "--left", "cone", "--right", "cone", "--udp-timeout", "30")
+    m.natlab(args, "serve", "--prefix", args.prefix, "--chatcli", args.chatcli)
+    creator, joiner, _, _, _ = start_chat(args, args.prefix)
+    creator.send(["before"])
+    joiner.wait_messages(1, 20)
+    printed = (len(creator.lines), len(joiner.lines))
+    time.sleep(args.idle)   # the scenario itself is idleness
+    delays = []
+    for sender, receiver, text in ((creator, joiner, "after idle from left"), (joiner, creator, "after idle from right")):
+        sent = time.monotonic()
+        sender.send([text])
+        seen = receiver.wait(lambda: next((when for when, obj in receiver.events("message") if obj.get("text") == text), None), 30)
+        delays.append(seen - sent if seen else None)
+    changes = [line for peer, since in ((creator, printed[0]), (joiner, printed[1])) for _, line in peer.lines[since:]
+               if any(f'"event":"{e}"' in line for e in ("reconnected", "ice", "peer_away", "peer_back"))]
+    finish(creator, joiner)
+    return {"idle_s": args.idle, "udp_timeout_s": 30, "delivered_s": delays, "path_changes": len(changes),
+            "ok": None not in delays and max(delays) < 1 and not changes}
+
+
 def seconds(values):
     return "–" if not values else f"{statistics.median(values):.2f} s ({min(values):.2f}–{max(values):.2f})"
 
@@ -161,6 +185,7 @@ def main(args):
             elif not result["ok"]:
                 print(f"natlab: {row['name']}: {result['error']}", file=sys.stderr, flush=True)
         roaming = [] if args.only else run_roaming(args)
+        idle = run_idle(args) if args.idle else None
     finally:
         subprocess.run([args.natlab, "down", "--prefix", args.prefix], capture_output=True)
     if args.json:
@@ -179,5 +204,12 @@ def main(args):
             for row in roaming:
                 times = ", ".join("–" if t is None else f"{t:.2f} s" for t in row["recovery_s"])
                 print(f"| {row['case']} | {times} | {'yes' if row['ok'] else '**no**'} |")
-    ok = all(r["ok"] for r in results) and all(r["ok"] for r in roaming)
+    if idle:
+        if args.json:
+            print(json.dumps(idle))
+        else:
+            times = " / ".join("–" if t is None else f"{t:.3f} s" for t in idle["delivered_s"])
+            print(f"\nIdle {idle['idle_s']:g} s behind NATs that forget idle UDP after 30 s: the next line took {times} "
+                  f"(left → right / right → left), {idle['path_changes']} path changes{'' if idle['ok'] else ' **FAIL**'}")
+    ok = all(r["ok"] for r in results) and all(r["ok"] for r in roaming) and (idle is None or idle["ok"])
     sys.exit(0 if ok else 1)

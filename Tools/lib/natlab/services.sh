@@ -116,7 +116,11 @@ bridge_port_of() {
   # shellcheck disable=SC1090
   . "$(state_dir)/lab.env"
   [ "$1" = left ] && kind=$LEFT_KIND || kind=$RIGHT_KIND
-  if [ "$kind" = none ]; then echo "p-$1"; else echo "p-$(router_of "$1")"; fi
+  local port; if [ "$kind" = none ]; then port="p-$1"; else port="p-$(router_of "$1")"; fi
+  # Some scenarios put a side behind the carrier NAT or the other side's router.
+  ip -n "$(ns pub)" link show "$port" >/dev/null 2>&1 \
+    || die "block: $1 has no link of its own on the public segment in this lab (scenario $kind)"
+  echo "$port"
 }
 
 block_table() { echo "natlab_block_$1"; }
