@@ -25,6 +25,7 @@ struct NATScenarioTests {
     static let scenarios: [Expected] = [
         // Left's mapping on the carrier NAT; right's on its own NAT.
         Expected(scenario: "cgnat", creatorSeenAs: "198.18.0.3:", joinerSeenAs: "198.18.0.2:"),
+        Expected(scenario: "cgnat-symmetric", creatorSeenAs: "relay", joinerSeenAs: "relay"),
         // Both see the carrier NAT's address: the packets went through its hairpin.
         Expected(scenario: "cgnat-hairpin", creatorSeenAs: "198.18.0.3:", joinerSeenAs: "198.18.0.3:"),
         Expected(scenario: "cgnat-no-hairpin", creatorSeenAs: "relay", joinerSeenAs: "relay"),

@@ -16,7 +16,7 @@
 # through whatever the router's filtering (endpoint-independent filtering for
 # hairpinned traffic; the peers punch both ways anyway).
 
-readonly SCENARIOS="cgnat cgnat-hairpin cgnat-no-hairpin same-lan subnets subnets-hairpin subnets-no-hairpin ipv6-firewall ipv6-only ipv6-to-ipv4 upnp"
+readonly SCENARIOS="cgnat cgnat-symmetric cgnat-hairpin cgnat-no-hairpin same-lan subnets subnets-hairpin subnets-no-hairpin ipv6-firewall ipv6-only ipv6-to-ipv4 upnp"
 readonly CGN_IP=198.18.0.3
 readonly CARRIER_NET=100.64.1
 readonly SERVER_IP6=2001:db8::10
@@ -32,6 +32,7 @@ readonly UPNP_WAN_IP=44.0.0.1
 scenario_row() {
   case "$1" in
     cgnat) echo "srflx|ipv4|left: cone home NAT behind a carrier NAT (100.64.1.0/24); right: its own cone NAT|both NATs in a row map endpoint-independently, so left's server-reflexive address is one every peer can punch to" ;;
+    cgnat-symmetric) echo "relay|ipv4|left: symmetric home NAT behind a carrier NAT; right: its own cone NAT|the home NAT maps per destination, so the carrier NAT's mapping differs per destination too, and the cone side's filter drops what it did not ask for (as symmetric against cone one NAT deep)" ;;
     cgnat-hairpin) echo "srflx|ipv4|both behind their own cone home NAT, both home NATs behind one carrier NAT that hairpins|each peer's server-reflexive address is the carrier NAT's; it sends what is aimed at its own address back inside" ;;
     cgnat-no-hairpin) echo "relay|ipv4|as cgnat-hairpin, but the carrier NAT does not hairpin|the only address a peer can learn for the other is the carrier NAT's, which drops traffic to itself from inside; the home NATs' carrier-side addresses are never candidates" ;;
     same-lan) echo "host|ipv4|both on one LAN (10.201.1.0/24) behind one cone NAT|the host candidates reach each other on the link, the router is not involved" ;;
@@ -275,9 +276,10 @@ CONF
 # build_scenario NAME: the topology of NAME (pub already exists).
 build_scenario() {
   case "$1" in
-    cgnat)
+    cgnat|cgnat-symmetric)
       build_cgn
-      home_router left cone cgn "$CARRIER_NET.2/24" "$CARRIER_NET.1"
+      if [ "$1" = cgnat ]; then home_router left cone cgn "$CARRIER_NET.2/24" "$CARRIER_NET.1"
+      else home_router left symmetric cgn "$CARRIER_NET.2/24" "$CARRIER_NET.1"; fi
       build_side right cone ;;
     cgnat-hairpin|cgnat-no-hairpin)
       build_cgn
