@@ -34,6 +34,8 @@ public final class SignalingClient {
     private var heartbeat: Heartbeat?
     private var heartbeatTimer: Timer?
     private var reconnectTimer: Timer?
+    /// Waiting out a backoff before connecting again.
+    private var reconnectPending = false
     private var generation = 0
     private var stopped = false
     private var leaveCompletion: (() -> Void)?
@@ -200,9 +202,18 @@ public final class SignalingClient {
     /// replaced at once; any other must answer a ping within `probeTimeout`,
     /// since its route may have moved.
     public func networkChanged(addresses: Set<SocketAddress>) {
-        guard let stream, var hb = heartbeat else { return }
+        guard let stream, var hb = heartbeat else {
+            // The old network failed every attempt (a link down): try the new one now.
+            if reconnectPending, !stopped {
+                reconnectTimer?.cancel()
+                reconnectPending = false
+                connect()
+            }
+            return
+        }
         if let local = Self.localAddress(of: stream), !addresses.contains(local.with(port: 0)) {
-            drop(.connectionLost("the network changed"))
+            // Not the server failing: no reason to wait before the new socket.
+            drop(.connectionLost("the network changed"), retryAfter: .zero)
             return
         }
         hb.probe(now: loop.now.duration, timeout: probeTimeout)
@@ -217,7 +228,8 @@ public final class SignalingClient {
     }
 
     /// The socket is gone: tear it down and, unless the user left, come back.
-    private func drop(_ error: ClientError) {
+    /// `retryAfter`: the delay before reconnecting (else the next backoff).
+    private func drop(_ error: ClientError, retryAfter: Duration? = nil) {
         teardown(closeCode: nil)
         if let done = leaveCompletion {
             leaveCompletion = nil
@@ -226,15 +238,17 @@ public final class SignalingClient {
             return
         }
         guard !stopped else { return }
-        scheduleReconnect(after: error)
+        scheduleReconnect(after: error, delay: retryAfter)
     }
 
-    private func scheduleReconnect(after error: ClientError) {
-        let delay = backoff.next(using: &rng)
+    private func scheduleReconnect(after error: ClientError, delay: Duration? = nil) {
+        let delay = delay ?? backoff.next(using: &rng)
         onEvent?(.lost(error, retryIn: delay))
         reconnectTimer?.cancel()
+        reconnectPending = true
         reconnectTimer = loop.schedule(after: delay) { [weak self] in
             guard let self, !self.stopped else { return }
+            self.reconnectPending = false
             self.connect()
         }
     }

@@ -13,6 +13,10 @@ final class NATLab {
         .contains { FileManager.default.isExecutableFile(atPath: $0) }
 
     let prefix: String
+    /// Hosts that reach the server over IPv6 only (an IPv6-only side).
+    private var ipv6OnlyHosts: Set<String> = []
+    /// For every process run in the lab (`upnp`: port mapping on).
+    private var environment: [String: String] = [:]
     private static let counter = Counter()
 
     /// `options`: extra `natlab up` arguments such as `--delay-ms 50`.
@@ -24,6 +28,23 @@ final class NATLab {
         try run(["serve", "--prefix", prefix, "--chatcli", Harness.chatcliPath] + (turn ? [] : ["--no-turn"]))
     }
 
+    /// A named scenario (`natlab up --scenario NAME`, `natlab scenarios`),
+    /// with coturn unless `turn` is false.
+    init(scenario: String, options: [String] = [], turn: Bool = true) throws {
+        let letters = String((scenario.filter(\.isLetter) + "xxxxxx").prefix(6))
+        prefix = "cc\(letters)\(getpid() % 100_000)x\(Self.counter.next())"
+        if scenario.hasPrefix("ipv6-to") || scenario == "ipv6-only" { ipv6OnlyHosts = ["left"] }
+        if scenario == "upnp" { environment["CHATCLI_PORT_MAPPING"] = "on" }
+        Self.removeAbandonedLabs()
+        try run(["up", "--prefix", prefix, "--scenario", scenario] + options)
+        try run(["serve", "--prefix", prefix, "--chatcli", Harness.chatcliPath] + (turn ? [] : ["--no-turn"]))
+    }
+
+    /// The chat server as `host` reaches it.
+    func serverURL(for host: String) -> String {
+        ipv6OnlyHosts.contains(host) ? "http://[2001:db8::10]:8080" : Self.serverURL
+    }
+
     /// A `natlab` subcommand for this lab (`up`, `serve`, `block left`, …);
     /// throws with its output if it fails.
     func run(_ arguments: [String], timeout: TimeInterval = 60) throws {
@@ -32,12 +53,12 @@ final class NATLab {
     }
 
     func exec(_ host: String, _ command: [String], name: String) throws -> ChildProcess {
-        try ChildProcess(Self.script, ["exec", "--prefix", prefix, host, "--"] + command, name: name)
+        try ChildProcess(Self.script, ["exec", "--prefix", prefix, host, "--"] + command, name: name, environment: environment)
     }
 
     /// `chatcli create` / `join` on `host` against the lab's server, in `--json` mode.
     func chatcli(_ host: String, _ arguments: [String], name: String) throws -> ChildProcess {
-        try exec(host, [Harness.chatcliPath] + arguments + ["--server", Self.serverURL, "--json", "--no-store"], name: name)
+        try exec(host, [Harness.chatcliPath] + arguments + ["--server", serverURL(for: host), "--json", "--no-store"], name: name)
     }
 
     /// `create` on left and `join` on right (with `joinFlags`), both `connected`.

@@ -52,6 +52,14 @@ struct NATMatrixTests {
     /// starting `join` to its `connected` event. `flags` go to both sides.
     static func chat(in lab: NATLab, from fromLeft: [String], _ fromRight: [String], flags: [String] = [],
                      connectTimeout: TimeInterval = 30, messageTimeout: TimeInterval = 60) throws -> (path: String, seconds: Double) {
+        let run = try chatEvents(in: lab, from: fromLeft, fromRight, flags: flags, connectTimeout: connectTimeout, messageTimeout: messageTimeout)
+        return (try #require(run.joiner["path"] as? String), run.seconds)
+    }
+
+    /// `chat`, returning both sides' `connected` events.
+    static func chatEvents(in lab: NATLab, from fromLeft: [String], _ fromRight: [String], flags: [String] = [],
+                           connectTimeout: TimeInterval = 30, messageTimeout: TimeInterval = 60)
+        throws -> (creator: [String: Any], joiner: [String: Any], seconds: Double) {
         let creator = try lab.chatcli("left", ["create"] + flags, name: "left")
         let code = try #require(creator.waitForEvent("code", timeout: 20)?["code"] as? String, "\(creator.transcript)")
         let started = Date()
@@ -78,7 +86,7 @@ struct NATMatrixTests {
         // Exactly once: nothing arrived after the expected lines either.
         #expect(joiner.receivedMessages.count == fromLeft.count)
         #expect(creator.receivedMessages.count == fromRight.count)
-        return (path, seconds)
+        return (creatorConnected, connected, seconds)
     }
 }
 

@@ -80,6 +80,12 @@ final class SimulatedNetwork {
         return realm
     }
 
+    /// A global IPv6 address of `peer` (already one of its interfaces):
+    /// reachable from the whole internet, with no NAT in the way.
+    func addIPv6(_ address: STUNAddress, of peer: SimPeer) {
+        publicRealm.endpoints[address] = .peer(peer)
+    }
+
     func addSTUNServer(_ address: STUNAddress) {
         publicRealm.endpoints[address] = .stunServer
     }
@@ -119,6 +125,19 @@ final class SimulatedNetwork {
     /// Routes a datagram sent by an endpoint of `realm`.
     func send(_ bytes: [UInt8], from source: STUNAddress, to destination: STUNAddress, in realm: Realm) {
         guard !severed.contains(source.ip) else { return }
+        // IPv6 is not NATed: a global address is on the internet whatever
+        // realm its host sits in (`addIPv6`); a link-local one reaches only
+        // its own link, and nothing of another family.
+        if source.family == .ipv6 {
+            guard destination.family == .ipv6 else { return }
+            if source.ip[0] == 0xFE && source.ip[1] & 0xC0 == 0x80 {
+                guard realm.endpoints[destination] != nil else { return }
+                schedule(bytes, from: source, to: destination, realm: realm, local: true)
+            } else {
+                schedule(bytes, from: source, to: destination, realm: publicRealm, local: false)
+            }
+            return
+        }
         if realm.endpoints[destination] != nil || realm.nat == nil {
             schedule(bytes, from: source, to: destination, realm: realm, local: realm.nat != nil)
             return

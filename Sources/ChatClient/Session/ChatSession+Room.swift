@@ -4,6 +4,11 @@ import Wire
 /// The signaling room: joining it (again after every reconnect), the
 /// peer's arrival, absence and departure, and what the server relays.
 extension ChatSession {
+    /// How often `join_room` is asked again after `room_full`, for the
+    /// first `roomFullPromptWindow` (25 frames at most), before backing off.
+    static let roomFullPromptRetry: Duration = .milliseconds(200)
+    static let roomFullPromptWindow: Duration = .seconds(5)
+
     func joinRoom(_ roomID: String) {
         state = .joiningRoom(roomID: roomID)
         fetchICEServers()
@@ -52,14 +57,20 @@ extension ChatSession {
             roomReady(isInitiator: isInitiator, peerReturned: returned)
             heardFromPeer()
         case .roomFull:
-            // Inviso keeps a dead socket's seat for a while: retry with backoff.
+            // Our old socket, silently dead after a network change, still
+            // holds the seat. chatcli serve frees it once that socket misses
+            // a ping (2 s): ask again every `roomFullPromptRetry` for a while,
+            // so the chat is back right after; Inviso keeps a dead seat
+            // longer, so then back off.
             if roomFullSince == nil { roomFullSince = now }
-            if let since = roomFullSince, now - since > .seconds(60) {
+            guard let since = roomFullSince else { return }
+            if now - since > .seconds(60) {
                 fail(.roomFull)
                 return
             }
             guard let roomID = currentRoomID else { return }
-            schedule(.joinRoom(roomID: roomID), after: retries.next(using: &rng))
+            let prompt = now - since < Self.roomFullPromptWindow
+            schedule(.joinRoom(roomID: roomID), after: prompt ? Self.roomFullPromptRetry : retries.next(using: &rng))
         case .peerLeft:
             peerLeft()
         case .relayed(let type, _, _, let payload):

@@ -235,11 +235,20 @@ def main():
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--hard-nat-probing", action="store_true",
                         help="run both peers with --hard-nat-probing (symmetric x cone is then expected direct)")
+    parser.add_argument("--extended", action="store_true",
+                        help="the named scenarios (natlab scenarios) and roaming instead (matrix_extended.py)")
+    parser.add_argument("--runs", type=int, default=5, help="--extended: chats per scenario (time to connect: their median)")
+    parser.add_argument("--only", nargs="*", help="--extended: only these scenarios (and no roaming)")
+    parser.add_argument("--idle", type=float, default=0,
+                        help="--extended: also leave a chat behind 30 s UDP timeouts idle this long (300: five minutes)")
     args = parser.parse_args()
     root = os.path.dirname(os.path.dirname(os.path.abspath(args.natlab)))
     args.chatcli = os.path.abspath(args.chatcli or os.environ.get("CHATCLI_BIN") or root + "/.build/debug/chatcli")
     if not os.access(args.chatcli, os.X_OK):
         sys.exit(f"natlab: matrix: no chatcli binary at '{args.chatcli}' (build it, or pass --chatcli PATH)")
+    if args.extended:
+        import matrix_extended
+        matrix_extended.main(args)
     kinds = args.kinds.split()
     for kind in kinds + [k for pair in args.pair or [] for k in pair]:
         if kind not in KINDS:

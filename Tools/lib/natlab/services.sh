@@ -22,8 +22,19 @@ stop_service() {
   kill -9 "$pid" 2>/dev/null || true
 }
 
+# lab_ipv6: whether the lab's scenario gives pub IPv6 (server and TURN
+# then listen on both families; coturn moves to port 3490, since the chat
+# server's STUN responder takes 3478 on every address).
+lab_ipv6() {
+  local SCENARIO=""
+  # shellcheck disable=SC1090
+  . "$(state_dir)/lab.env"
+  [ -n "$SCENARIO" ] && scenario_uses_ipv6 "$SCENARIO"
+}
+turn_port() { if lab_ipv6; then echo 3490; else echo "$TURN_PORT"; fi; }
+
 start_coturn() {
-  local dir secret; dir=$(state_dir)
+  local dir secret port; dir=$(state_dir); port=$(turn_port)
   command -v turnserver >/dev/null || die "serve: coturn's 'turnserver' is missing (apt-get install coturn), or use --no-turn"
   secret=$(od -An -tx1 -N24 /dev/urandom | tr -d ' \n')
   # The secret goes to files only (0600), never on a command line.
@@ -33,7 +44,8 @@ start_coturn() {
     cat >"$dir/turnserver.conf" <<EOF
 listening-ip=$TURN_IP
 relay-ip=$TURN_IP
-listening-port=$TURN_PORT
+$(lab_ipv6 && printf 'listening-ip=%s\nrelay-ip=%s\n' "$TURN_IP6" "$TURN_IP6")
+listening-port=$port
 min-port=49152
 max-port=65535
 use-auth-secret
@@ -52,16 +64,18 @@ EOF
   )
   spawn_daemon ip netns exec "$(ns pub)" turnserver -c "$dir/turnserver.conf" >"$dir/turn.out" 2>&1 </dev/null
   echo $! >"$dir/turn-natlab.pid"
-  wait_for "coturn on $TURN_IP:$TURN_PORT" 100 tcp_open "$TURN_IP" "$TURN_PORT" \
+  wait_for "coturn on $TURN_IP:$port" 100 tcp_open "$TURN_IP" "$port" \
     || die "serve: coturn did not start: $(tail -n 20 "$dir/turn.log" "$dir/turn.out" 2>/dev/null)"
 }
 
 start_chat_server() {
-  local chatcli="$1" turn="$2" dir; dir=$(state_dir)
-  local args=(serve --host "$SERVER_IP" --port "$HTTP_PORT" --stun-port "$STUN_PORT" --db "$dir/rooms.db")
+  local chatcli="$1" turn="$2" dir port host="$SERVER_IP"; dir=$(state_dir); port=$(turn_port)
+  lab_ipv6 && host="::"
+  local args=(serve --host "$host" --port "$HTTP_PORT" --stun-port "$STUN_PORT" --db "$dir/rooms.db")
   if [ "$turn" = 1 ]; then
-    args+=(--turn-url "turn:$TURN_IP:$TURN_PORT?transport=udp" --turn-url "turn:$TURN_IP:$TURN_PORT?transport=tcp"
-           --turn-secret-file "$dir/turn.secret")
+    args+=(--turn-url "turn:$TURN_IP:$port?transport=udp" --turn-url "turn:$TURN_IP:$port?transport=tcp")
+    lab_ipv6 && args+=(--turn-url "turn:[$TURN_IP6]:$port?transport=udp" --turn-url "turn:[$TURN_IP6]:$port?transport=tcp")
+    args+=(--turn-secret-file "$dir/turn.secret")
   else
     args+=(--no-turn)   # no relay at all: chatcli serve runs its own unless told not to
   fi
@@ -90,7 +104,9 @@ cmd_serve() {
   [ "$turn" = 1 ] && start_coturn
   start_chat_server "$chatcli" "$turn"
   echo "natlab: chat server http://$SERVER_IP:$HTTP_PORT (STUN $SERVER_IP:$STUN_PORT and :$((STUN_PORT + 1)))"
-  [ "$turn" = 0 ] || echo "natlab: coturn turn:$TURN_IP:$TURN_PORT?transport=udp and ?transport=tcp (realm natlab)"
+  lab_ipv6 && echo "natlab: chat server also on http://[$SERVER_IP6]:$HTTP_PORT"
+  [ "$turn" = 0 ] || echo "natlab: coturn turn:$TURN_IP:$(turn_port)?transport=udp and ?transport=tcp (realm natlab)"
+  [ "$turn" = 0 ] || ! lab_ipv6 || echo "natlab: coturn also on turn:[$TURN_IP6]:$(turn_port)"
 }
 
 # The side's port on the public bridge: its router's WAN link, or the host's
@@ -100,7 +116,11 @@ bridge_port_of() {
   # shellcheck disable=SC1090
   . "$(state_dir)/lab.env"
   [ "$1" = left ] && kind=$LEFT_KIND || kind=$RIGHT_KIND
-  if [ "$kind" = none ]; then echo "p-$1"; else echo "p-$(router_of "$1")"; fi
+  local port; if [ "$kind" = none ]; then port="p-$1"; else port="p-$(router_of "$1")"; fi
+  # Some scenarios put a side behind the carrier NAT or the other side's router.
+  ip -n "$(ns pub)" link show "$port" >/dev/null 2>&1 \
+    || die "block: $1 has no link of its own on the public segment in this lab (scenario $kind)"
+  echo "$port"
 }
 
 block_table() { echo "natlab_block_$1"; }
