@@ -18,6 +18,8 @@ enum Commands {
             .flag("no-turn", "Do not run the embedded TURN relay."),
             .value("turn-allow-peer", "CIDR", "Let relayed traffic reach this private block too (repeatable; for labs and LANs).", repeatable: true),
             .value("turn-relay-ports", "LOW-HIGH", "UDP ports for relayed addresses (default: any the kernel picks)."),
+            .value("turn-external-ip", "PUBLIC[/LOCAL]", "Behind a 1:1 NAT: advertise relayed addresses bound on LOCAL (default: any) as PUBLIC (repeatable).",
+                   repeatable: true),
             .value("turn-user-quota", "N", "Relay allocations one chat member may hold at once (default 10)."),
             .value("turn-max-allocations", "N", "Relay allocations in all (default 1000)."),
             .value("metrics-listen", "ADDR:PORT", "Serve GET /metrics (Prometheus text) on this address only (off by default)."),

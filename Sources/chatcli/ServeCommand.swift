@@ -162,7 +162,7 @@ enum ServeCommand {
 
     /// The embedded relay: on unless `--no-turn` or an external `--turn-url`.
     static func relaySettings(_ args: ParsedArguments, external: Bool) throws(UsageError) -> RelaySettings? {
-        let relayOptions = ["turn-allow-peer", "turn-relay-ports", "turn-user-quota", "turn-max-allocations"]
+        let relayOptions = ["turn-allow-peer", "turn-relay-ports", "turn-external-ip", "turn-user-quota", "turn-max-allocations"]
         if args.has("no-turn") || external {
             for option in relayOptions where args.value(option) != nil {
                 throw UsageError(message: "--\(option) configures the embedded relay, which \(external ? "--turn-url" : "--no-turn") turns off")
@@ -182,6 +182,16 @@ enum ServeCommand {
                 throw UsageError(message: "--turn-relay-ports takes a port range like 49152-65535, not '\(text)'")
             }
             settings.relayPorts = low...high
+        }
+        for text in args.all("turn-external-ip") {
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            let addresses = parts.map { SocketAddress(ip: String($0), port: 0)?.ipBytes }
+            guard parts.count <= 2, let `public` = addresses[0], addresses.allSatisfy({ $0 != nil }),
+                  let external = TURNExternalAddress(public: `public`, local: parts.count == 2 ? addresses[1] : nil)
+            else {
+                throw UsageError(message: "--turn-external-ip takes a public address, then optionally /the local one (203.0.113.7/10.0.0.5), not '\(text)'")
+            }
+            settings.externalAddresses.append(external)
         }
         settings.allocationsPerUser = try positive(args, "turn-user-quota") ?? settings.allocationsPerUser
         settings.maxAllocations = try positive(args, "turn-max-allocations") ?? settings.maxAllocations
