@@ -169,7 +169,7 @@ import TestSupport
         let dir = Harness.temporaryDirectory()
         let out = dir + "/out"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let size = 40_000_000   // 2.5 s at least under the relay's 16 MiB/s per allocation
+        let size = 16_000_000   // 1 s at least under the relay's 16 MiB/s per allocation
         let content = Data(FileTransferTests.pattern(size, seed: 27))
         try content.write(to: URL(fileURLWithPath: dir + "/across.bin"))
         let sender = try ChildProcess.chatcli(["send", dir + "/across.bin", "--server", server.url, "--json", "--relay-only"], name: "sender")
