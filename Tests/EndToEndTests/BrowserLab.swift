@@ -15,6 +15,8 @@ final class BrowserLab {
     static let netns = Harness.packageRoot + "/Tools/lib/browser/netns"
     static let driver = Harness.packageRoot + "/Tools/lib/browser/driver.py"
     static let address = "198.18.64.1"
+    /// The address's name inside the namespace (Tools/lib/browser/netns).
+    static let hostName = "browser.lab"
     static let serverURL = "http://\(address):8080"
     static let turnPort = 3490   // the chat server answers STUN on 3478 and 3479
     static let relayPorts = 50000...50099
@@ -167,8 +169,8 @@ final class Browser {
 
     init(lab: BrowserLab, kind: String, name: String, mdns: Bool, netlog: String? = nil) throws {
         self.kind = kind
-        process = try lab.exec([Harness.pythonPath, BrowserLab.driver, kind] + (mdns ? ["--mdns"] : []) + (netlog.map { ["--netlog", $0] } ?? []),
-                               name: name)
+        process = try lab.exec([Harness.pythonPath, BrowserLab.driver, kind] + (mdns ? ["--mdns"] : []) + (netlog.map { ["--netlog", $0] } ?? [])
+                               + (lab.caFile.map { ["--ca", $0] } ?? []), name: name)
         let ready = next(timeout: 120)
         guard ready?["event"] as? String == "ready" else { throw BrowserError("\(kind) did not start: \(ready ?? [:])\n\(process.transcript)") }
     }
