@@ -20,6 +20,7 @@ enum Commands {
             .value("turn-relay-ports", "LOW-HIGH", "UDP ports for relayed addresses (default: any the kernel picks)."),
             .value("turn-external-ip", "PUBLIC[/LOCAL]", "Behind a 1:1 NAT: advertise relayed addresses bound on LOCAL (default: any) as PUBLIC (repeatable).",
                    repeatable: true),
+            .value("turn-host", "HOST", "Name or address to give for this instance's relay (default: the host each request came to)."),
             .value("turn-user-quota", "N", "Relay allocations one chat member may hold at once (default 10)."),
             .value("turn-max-allocations", "N", "Relay allocations in all (default 1000)."),
             .value("metrics-listen", "ADDR:PORT", "Serve GET /metrics (Prometheus text) on this address only (off by default)."),
