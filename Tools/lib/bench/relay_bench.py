@@ -10,6 +10,8 @@ relay's default; coturn's `max-bps`), no per-user quota that matters, no TLS.
 2. coturn's `turnutils_uclient` (`-c -s`: allocations per client, Send
    indications, one message per client every millisecond) to
    `turnutils_peer`: messages per second through each relay.
+3. Memory: the relay's RSS with `--allocations` (1,000) allocations held
+   (hand-made Allocates from 127.0.N.M, 20 per address).
 
 Prints one JSON line per run, then a table with ratios (embedded / coturn).
 """
@@ -123,6 +125,59 @@ def uclient(args, port, username, password, peer_port):
     return seconds, ok
 
 
+def stun_attr(kind, value):
+    pad = (4 - len(value) % 4) % 4
+    return kind.to_bytes(2, "big") + len(value).to_bytes(2, "big") + value + b"\0" * pad
+
+
+def allocate_request(txid, username=None, realm=None, nonce=None, password=None):
+    """An Allocate (RFC 8656 §7.1) for UDP, signed when credentials are given."""
+    attrs = stun_attr(0x0019, bytes([17, 0, 0, 0]))
+    if username:
+        attrs += stun_attr(0x0006, username.encode()) + stun_attr(0x0014, realm) + stun_attr(0x0015, nonce)
+        header = (0x0003).to_bytes(2, "big") + (len(attrs) + 24).to_bytes(2, "big") + bytes.fromhex("2112a442") + txid
+        key = hashlib.md5(f"{username}:{realm.decode()}:{password}".encode()).digest()
+        attrs += stun_attr(0x0008, hmac.new(key, header + attrs, hashlib.sha1).digest())
+    return (0x0003).to_bytes(2, "big") + len(attrs).to_bytes(2, "big") + bytes.fromhex("2112a442") + txid + attrs
+
+
+def stun_attrs(message):
+    attrs, pos = {}, 20
+    while pos + 4 <= len(message):
+        kind, length = int.from_bytes(message[pos:pos + 2], "big"), int.from_bytes(message[pos + 2:pos + 4], "big")
+        attrs.setdefault(kind, message[pos + 4:pos + 4 + length])
+        pos += 4 + length + (4 - length % 4) % 4
+    return attrs
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+def hold_allocations(port, secret, count):
+    """`count` allocations on 127.0.0.1:port, from up to 20 per source
+    address (127.0.N.M: the embedded relay's per-address quota); the
+    sockets that hold them, and how many succeeded."""
+    username, password = rest_credentials(secret)
+    sockets, held = [], 0
+    for i in range(count):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.bind((f"127.0.{1 + i // 20}.{1 + i % 20}", 0))
+        s.settimeout(5)
+        sockets.append(s)
+        try:
+            s.sendto(allocate_request(os.urandom(12)), ("127.0.0.1", port))
+            attrs = stun_attrs(s.recv(2048))
+            realm, nonce = attrs[0x0014], attrs[0x0015]
+            s.sendto(allocate_request(os.urandom(12), username, realm, nonce, password), ("127.0.0.1", port))
+            reply = s.recv(2048)
+            held += reply[:2] == bytes([0x01, 0x03])
+        except (OSError, KeyError):
+            pass
+    return sockets, held
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--chatcli", required=True)
@@ -134,6 +189,7 @@ def main():
     ap.add_argument("--messages", type=int, default=2000)
     # The embedded relay holds one client address to 20 allocations (uclient takes two per client).
     ap.add_argument("--clients", type=int, default=5)
+    ap.add_argument("--allocations", type=int, default=1000)
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
@@ -153,7 +209,8 @@ def main():
     e_port, e_stun = free_port(), free_udp_pair()
     embedded = subprocess.Popen([args.chatcli, "serve", "--host", "127.0.0.1", "--port", str(e_port), "--stun-port", str(e_stun),
                                  "--db", os.path.join(args.work, "embedded.db"), "--turn-secret-file", secret_file,
-                                 "--turn-allow-peer", "127.0.0.0/8", "--turn-user-quota", "1000"], stderr=subprocess.DEVNULL)
+                                 "--turn-allow-peer", "127.0.0.0/8", "--turn-user-quota", "100000",
+                                 "--turn-max-allocations", "100000"], stderr=subprocess.DEVNULL)
     procs.append(embedded)
     # coturn, and a serve that hands it out.
     t_port = free_udp_pair()
@@ -177,7 +234,7 @@ def main():
 
     relays = {"embedded": (f"http://127.0.0.1:{e_port}", embedded.pid, e_stun),
               "coturn": (f"http://127.0.0.1:{c_port}", turn.pid, t_port)}
-    results = {k: {"file": [], "uclient": []} for k in relays}
+    results = {k: {"file": [], "uclient": [], "allocations": {}} for k in relays}
     try:
         for n in range(args.runs):
             for kind, (server, pid, udp_port) in relays.items():   # interleaved: load on the machine hits both alike
@@ -203,6 +260,17 @@ def main():
                        "messages_per_s": round(messages / seconds), "verified": ok}
                 results[kind]["uclient"].append(row)
                 print(json.dumps(row), flush=True)
+        # Memory: RSS before and with the allocations held (last, on warm servers).
+        for kind, (_, pid, udp_port) in relays.items():
+            before = rss_kib(pid)
+            held_sockets, held = hold_allocations(udp_port, secret, args.allocations)
+            time.sleep(1)
+            row = {"relay": kind, "test": "allocations", "allocations": held, "rss_before_mb": round(before / 1024, 1),
+                   "rss_mb": round(rss_kib(pid) / 1024, 1), "verified": held == args.allocations}
+            results[kind]["allocations"] = row
+            print(json.dumps(row), flush=True)
+            for sock in held_sockets:
+                sock.close()
     finally:
         for p in procs:
             p.kill()
@@ -212,15 +280,18 @@ def main():
         return
     print(f"\nrelayed: {args.size_mb} MiB file (send -> receive, --relay-only) and turnutils_uclient "
           f"({args.clients} clients x {args.messages} messages of 200 bytes); {args.runs} runs each, medians", file=sys.stderr)
-    print(f"{'relay':<10} {'file MB/s':>10} {'relay CPU ms/MB':>16} {'uclient msg/s':>14} {'verified':>9}", file=sys.stderr)
+    print(f"{'relay':<10} {'file MB/s':>10} {'relay CPU ms/MB':>16} {'uclient msg/s':>14} {'RSS MB (allocs)':>18} {'verified':>9}",
+          file=sys.stderr)
     medians = {}
     for kind, rows in results.items():
         rate = statistics.median(r["mb_per_s"] for r in rows["file"])
         cpu = statistics.median(r["relay_cpu_ms_per_mb"] for r in rows["file"])
         msgs = statistics.median(r["messages_per_s"] for r in rows["uclient"])
-        ok = all(r["verified"] for r in rows["file"] + rows["uclient"])
+        memory = rows["allocations"]
+        ok = all(r["verified"] for r in rows["file"] + rows["uclient"] + [memory])
         medians[kind] = (rate, cpu, msgs)
-        print(f"{kind:<10} {rate:>10.1f} {cpu:>16.2f} {msgs:>14.0f} {str(ok):>9}", file=sys.stderr)
+        rss = f"{memory['rss_mb']:.1f} ({memory['allocations']})"
+        print(f"{kind:<10} {rate:>10.1f} {cpu:>16.2f} {msgs:>14.0f} {rss:>18} {str(ok):>9}", file=sys.stderr)
     (er, ec, em), (cr, cc, cm) = medians["embedded"], medians["coturn"]
     print(f"embedded / coturn: throughput {er / cr:.2f}x (target >= 1.0), relay CPU per MB {ec / cc if cc else float('inf'):.2f}x "
           f"(target <= 1.0), uclient messages/s {em / cm:.2f}x", file=sys.stderr)
