@@ -21,8 +21,10 @@ public struct ICEServerConfiguration: Sendable {
     /// Used when the request has no usable `Host` header.
     public var fallbackHost: String
     /// The embedded relay's ports, advertised when no `turnURLs` are given:
-    /// UDP on the STUN port, TCP (TLS when `tls`) on the HTTP port.
-    public var embeddedRelay: (udpPort: Int, streamPort: Int, tls: Bool)?
+    /// UDP on the STUN port, TCP (TLS when `tls`) on the HTTP port, on
+    /// `host` (`serve --turn-host`, this instance's own name in a cluster)
+    /// or else the host the request came to.
+    public var embeddedRelay: (udpPort: Int, streamPort: Int, tls: Bool, host: String?)?
 
     public init(stunPort: Int = 3478, turnURLs: [String] = [], turnSecret: [UInt8]? = nil, credentialLifetimeSeconds: Int64 = 86_400, membersOnly: Bool = false, fallbackHost: String = "localhost") {
         self.stunPort = stunPort
@@ -53,8 +55,9 @@ public struct ICEServerConfiguration: Sendable {
         return .object([("iceServers", .array(servers))] + body)
     }
 
-    private func embeddedRelayURLs(host: String) -> [String] {
+    private func embeddedRelayURLs(host requested: String) -> [String] {
         guard let relay = embeddedRelay else { return [] }
+        let host = relay.host ?? requested
         return ["turn:\(host):\(relay.udpPort)?transport=udp",
                 "\(relay.tls ? "turns" : "turn"):\(host):\(relay.streamPort)?transport=tcp"]
     }

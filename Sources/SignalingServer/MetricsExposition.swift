@@ -8,6 +8,8 @@ struct MetricsSnapshot {
     var pairings = 0
     var rateLimitRefusals = 0
     var relay: TURNServerStatistics?
+    /// With `--redis`.
+    var redisRoundTrips: RoundTripHistogram?
 }
 
 /// The Prometheus text exposition format (version 0.0.4): `# HELP` and
@@ -42,6 +44,12 @@ enum MetricsExposition {
             family("chatcli_turn_dropped_packets_total", "counter", "Datagrams dropped over a bandwidth cap.", [("", relay.droppedOverBandwidth)])
             family("chatcli_turn_errors_total", "counter", "TURN error responses sent, by STUN error code.",
                    relay.errors.keys.sorted().map { ("{code=\"\($0)\"}", relay.errors[$0] ?? 0) })
+        }
+        if let trips = snapshot.redisRoundTrips {
+            let name = "chatcli_redis_round_trip_seconds"
+            out += "# HELP \(name) Round trips of the heartbeat command to Redis, from its write to its answer.\n# TYPE \(name) histogram\n"
+            for bucket in trips.cumulative { out += "\(name)_bucket{le=\"\(bucket.le)\"} \(bucket.count)\n" }
+            out += "\(name)_sum \(trips.sum)\n\(name)_count \(trips.count)\n"
         }
         return out
     }

@@ -50,6 +50,7 @@ final class RelayService {
         let own = NetworkInterfaces.addresses(includeLoopback: true)
         configuration.peerPolicy = TURNPeerPolicy(allowed: settings.allowedPeers, ownAddresses: Set(own.map(\.ipBytes)), servicePorts: servicePorts)
         configuration.relayFamilies = Set(own.map { $0.family == .ipv4 ? TURNFamily.ipv4 : .ipv6 })
+        configuration.externalAddresses = settings.externalAddresses
         configuration.allocationsPerUser = settings.allocationsPerUser
         configuration.maxAllocations = settings.maxAllocations
         configuration.bandwidthPerAllocation = settings.bandwidthPerAllocation

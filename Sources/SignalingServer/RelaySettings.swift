@@ -8,6 +8,13 @@ public struct RelaySettings: Sendable {
     /// Ports relayed addresses are bound in (`--turn-relay-ports LOW-HIGH`);
     /// nil: any port the kernel picks.
     public var relayPorts: ClosedRange<UInt16>?
+    /// Public addresses to advertise for relayed ones behind a 1:1 NAT
+    /// (`--turn-external-ip PUBLIC[/LOCAL]`).
+    public var externalAddresses: [TURNExternalAddress] = []
+    /// The name or address `/api/ice-servers` gives for this relay
+    /// (`--turn-host`): an instance's own, behind a load balancer that
+    /// cannot carry UDP. Nil: the host the request came to.
+    public var advertisedHost: String?
     public var allocationsPerUser = 10
     public var maxAllocations = 1_000
     /// Bytes per second, per allocation and in total.

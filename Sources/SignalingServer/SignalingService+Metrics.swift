@@ -45,6 +45,7 @@ extension SignalingService {
         snapshot.pairings = counters.pairings
         snapshot.rateLimitRefusals = counters.rateLimitRefusals
         snapshot.relay = relay?.core.statistics
+        snapshot.redisRoundTrips = cluster?.roundTrips
         return snapshot
     }
 }

@@ -58,7 +58,10 @@ public final class SignalingService {
             membersOnly: config.turnMembersOnly, fallbackHost: config.host)
         if config.relay != nil, !config.embedded, config.turnURLs.isEmpty {
             iceServers.turnSecret = relaySecret
-            iceServers.embeddedRelay = (Int(config.publicSTUNPort ?? config.stunPort), Int(config.port), config.tlsCertificateFile != nil)
+            // A named instance (`--turn-host`) is reached on its own STUN port, not through a UDP balancer's.
+            let host = config.relay?.advertisedHost
+            let udpPort = host == nil ? config.publicSTUNPort ?? config.stunPort : config.stunPort
+            iceServers.embeddedRelay = (Int(udpPort), Int(config.port), config.tlsCertificateFile != nil, host)
         }
         if let redis = config.redis {
             (registry, router, hub, cluster) = try Self.clusterParts(loop: loop, config: config, redis: redis, iceServers: iceServers, log: log)

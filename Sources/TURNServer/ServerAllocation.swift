@@ -29,6 +29,9 @@ public struct FiveTuple: Hashable, Sendable, CustomStringConvertible {
 struct ServerAllocation {
     let tuple: FiveTuple
     let relayed: STUNAddress
+    /// What XOR-RELAYED-ADDRESS told the client: `relayed`, or its public
+    /// twin behind a 1:1 NAT (`TURNExternalAddress`).
+    let advertised: STUNAddress
     /// The REST username whose key authenticated the Allocate; every later
     /// request on this allocation must come from it (441 otherwise).
     let username: String

@@ -27,13 +27,17 @@ extension TURNServer {
         guard takeBandwidth(data.count, tuple: allocation.tuple, now: now) else { return [] }
         statistics.bytesToPeers += data.count
         statistics.packetsToPeers += 1
-        return [.toPeer(relay: allocation.relayed, peer: peer, data)]
+        // Another allocation's public address behind a 1:1 NAT: sent to
+        // where it is bound (a NAT need not loop traffic back in).
+        return [.toPeer(relay: allocation.relayed, peer: byAdvertised[peer] ?? peer, data)]
     }
 
-    /// A datagram from `peer` arrived on the relayed address `relay`: to
+    /// A datagram from `source` arrived on the relayed address `relay`: to
     /// the client as ChannelData when a channel is bound, else as a Data
     /// indication (§11.3); dropped without a permission.
-    public func handlePeer(_ data: [UInt8], from peer: STUNAddress, relay: STUNAddress, now: Duration) -> [TURNServerOutput] {
+    public func handlePeer(_ data: [UInt8], from source: STUNAddress, relay: STUNAddress, now: Duration) -> [TURNServerOutput] {
+        // From another allocation here: its client knows it by its advertised address.
+        let peer = byRelay[source].flatMap { allocations[$0]?.advertised } ?? source
         guard let tuple = byRelay[relay], let allocation = allocations[tuple],
               allocation.hasPermission(for: peer.ip, now: now)
         else { return [] }

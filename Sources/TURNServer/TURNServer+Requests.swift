@@ -84,19 +84,29 @@ extension TURNServer {
             return [reply(error: .insufficientCapacity, method: .allocate, id: id, to: tuple, key: allocation.key)]
         }
         let lifetimeSeconds = UInt32(clamping: allocation.lifetime.components.seconds)
+        let advertised = advertisedAddress(of: address)
         let response = success(method: .allocate, id: id, to: tuple, attributes: [
-            .xorRelayedAddress(address), .lifetime(lifetimeSeconds), .xorMappedAddress(tuple.client),
+            .xorRelayedAddress(advertised), .lifetime(lifetimeSeconds), .xorMappedAddress(tuple.client),
         ], key: allocation.key)
         allocations[tuple] = ServerAllocation(
-            tuple: tuple, relayed: address, username: allocation.username, user: allocation.user, key: allocation.key,
+            tuple: tuple, relayed: address, advertised: advertised, username: allocation.username, user: allocation.user, key: allocation.key,
             expiry: now + allocation.lifetime, bandwidth: TokenBucket(rate: configuration.bandwidthPerAllocation, now: now),
             allocateTransaction: id, allocateResponse: response)
         byRelay[address] = tuple
+        if advertised != address { byAdvertised[advertised] = address }
         perUser[allocation.user, default: 0] += 1
         perClientAddress[tuple.client.ip, default: 0] += 1
         statistics.allocations = allocations.count
         statistics.allocationsCreated += 1
         return [.toClient(tuple, response)]
+    }
+
+    /// The public twin of a bound relayed address behind a 1:1 NAT, else itself.
+    private func advertisedAddress(of relayed: STUNAddress) -> STUNAddress {
+        guard let external = configuration.externalAddresses.first(where: { $0.advertises(relayed) }),
+              let address = STUNAddress(ip: external.public, port: relayed.port)
+        else { return relayed }
+        return address
     }
 
     /// RFC 8656 §7.2: at least the default, at most the maximum.
@@ -169,9 +179,10 @@ extension TURNServer {
     }
 
     /// The peer policy, plus the relayed addresses of this server's own
-    /// allocations (exact address only), which two relayed clients need.
+    /// allocations (exact address, bound or advertised), which two relayed
+    /// clients need.
     func mayReach(_ peer: STUNAddress) -> Bool {
-        if byRelay[peer] != nil { return true }
+        if byRelay[peer] != nil || byAdvertised[peer] != nil { return true }
         return configuration.peerPolicy.verdict(for: peer) == .allowed
     }
 }

@@ -19,6 +19,8 @@ public final class TURNServer {
 
     var allocations: [FiveTuple: ServerAllocation] = [:]
     var byRelay: [STUNAddress: FiveTuple] = [:]
+    /// Advertised (public) relayed address → the bound one, where they differ.
+    var byAdvertised: [STUNAddress: STUNAddress] = [:]
     var perUser: [String: Int] = [:]
     var perClientAddress: [[UInt8]: Int] = [:]
     var pending: Set<FiveTuple> = []
@@ -91,6 +93,7 @@ public final class TURNServer {
     func delete(_ tuple: FiveTuple) -> [TURNServerOutput] {
         guard let allocation = allocations.removeValue(forKey: tuple) else { return [] }
         byRelay[allocation.relayed] = nil
+        byAdvertised[allocation.advertised] = nil
         if let count = perUser[allocation.user] { perUser[allocation.user] = count > 1 ? count - 1 : nil }
         if let count = perClientAddress[tuple.client.ip] { perClientAddress[tuple.client.ip] = count > 1 ? count - 1 : nil }
         statistics.allocations = allocations.count

@@ -1,3 +1,5 @@
+import STUN
+
 /// What an operator decides about the relay (`chatcli serve --turn-*`).
 ///
 /// Defaults follow RFC 8656 where it names a value (allocation lifetime
@@ -15,6 +17,11 @@ public struct TURNServerConfiguration: Sendable {
     /// Relayed address families the owner can open (IPv6 relays need an
     /// IPv6 address to bind; a request for another family gets 440).
     public var relayFamilies: Set<TURNFamily> = [.ipv4]
+    /// Behind a 1:1 NAT (a cloud VM with a private address): the public
+    /// addresses relayed addresses are reached at, advertised in
+    /// XOR-RELAYED-ADDRESS while the sockets stay bound to the local ones
+    /// (coturn's `external-ip`).
+    public var externalAddresses: [TURNExternalAddress] = []
 
     /// Allocations one user (the id after the colon of a REST username:
     /// one chat member) may hold at once; past it, 486.
@@ -51,4 +58,23 @@ public struct TURNServerConfiguration: Sendable {
 /// The family of a relayed transport address (RFC 8656 §7.1, RFC 6156).
 public enum TURNFamily: Hashable, Sendable {
     case ipv4, ipv6
+}
+
+/// A 1:1 NAT mapping for relayed addresses (`serve --turn-external-ip
+/// PUBLIC[/LOCAL]`): relayed addresses bound on `local` (any of the
+/// public address's family when nil) are advertised on `public`, same port.
+public struct TURNExternalAddress: Hashable, Sendable {
+    public let `public`: [UInt8]
+    public let local: [UInt8]?
+
+    /// Nil unless both are 4 or 16 bytes, of one family.
+    public init?(public: [UInt8], local: [UInt8]? = nil) {
+        guard [4, 16].contains(`public`.count), local.map({ $0.count == `public`.count }) ?? true else { return nil }
+        self.public = `public`
+        self.local = local
+    }
+
+    func advertises(_ relayed: STUNAddress) -> Bool {
+        local.map { $0 == relayed.ip } ?? (relayed.ip.count == `public`.count)
+    }
 }

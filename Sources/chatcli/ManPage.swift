@@ -66,7 +66,7 @@ enum ManPage {
         ("CHATCLI_TURN_PASSWORD", "Password for a TURN server given with --ice-server."),
         ("CHATCLI_TURN_SECRET", "The TURN shared secret for 'chatcli serve --turn-url' (or --turn-secret-file)."),
         ("CHATCLI_REDIS_PASSWORD", "The Redis password for 'chatcli serve --redis' (or --redis-password-file)."),
-        ("CHATCLI_DEBUG_SESSION", "When set, create/join/resume trace every signaling event, session action and peer event on stderr (for bug reports; it shows codes and addresses)."),
+        ("CHATCLI_DEBUG_SESSION", "When set, create/join/resume/send/receive trace every signaling event, session action and peer event on stderr (for bug reports; it shows codes and addresses)."),
         ("XDG_DATA_HOME", "Where the session store lives (default ~/.local/share)."),
         ("XDG_STATE_HOME", "Where 'chatcli serve' keeps its rooms without --db (default ~/.local/state)."),
         ("NO_COLOR", "When set and not empty, the interactive chat uses no colours."),

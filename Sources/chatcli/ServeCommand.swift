@@ -162,7 +162,7 @@ enum ServeCommand {
 
     /// The embedded relay: on unless `--no-turn` or an external `--turn-url`.
     static func relaySettings(_ args: ParsedArguments, external: Bool) throws(UsageError) -> RelaySettings? {
-        let relayOptions = ["turn-allow-peer", "turn-relay-ports", "turn-user-quota", "turn-max-allocations"]
+        let relayOptions = ["turn-allow-peer", "turn-relay-ports", "turn-external-ip", "turn-host", "turn-user-quota", "turn-max-allocations"]
         if args.has("no-turn") || external {
             for option in relayOptions where args.value(option) != nil {
                 throw UsageError(message: "--\(option) configures the embedded relay, which \(external ? "--turn-url" : "--no-turn") turns off")
@@ -183,9 +183,38 @@ enum ServeCommand {
             }
             settings.relayPorts = low...high
         }
+        for text in args.all("turn-external-ip") {
+            let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+            let addresses = parts.map { SocketAddress(ip: String($0), port: 0)?.ipBytes }
+            guard parts.count <= 2, let `public` = addresses[0], addresses.allSatisfy({ $0 != nil }),
+                  let external = TURNExternalAddress(public: `public`, local: parts.count == 2 ? addresses[1] : nil)
+            else {
+                throw UsageError(message: "--turn-external-ip takes a public address, then optionally /the local one (203.0.113.7/10.0.0.5), not '\(text)'")
+            }
+            settings.externalAddresses.append(external)
+        }
+        if let text = args.value("turn-host") {
+            guard let host = turnHost(text) else {
+                throw UsageError(message: "--turn-host takes a host name or an IP address like relay1.example.com or 203.0.113.7, not '\(text)'")
+            }
+            settings.advertisedHost = host
+        }
         settings.allocationsPerUser = try positive(args, "turn-user-quota") ?? settings.allocationsPerUser
         settings.maxAllocations = try positive(args, "turn-max-allocations") ?? settings.maxAllocations
         return settings
+    }
+
+    /// A host for a TURN URL: an IPv6 address in brackets, an IPv4 address
+    /// or a DNS name as is; nil for anything else.
+    static func turnHost(_ text: String) -> String? {
+        let bare = text.hasPrefix("[") && text.hasSuffix("]") ? String(text.dropFirst().dropLast()) : text
+        if let address = SocketAddress(ip: bare, port: 0) { return address.family == .ipv6 ? "[\(bare)]" : bare }
+        let labels = text.split(separator: ".", omittingEmptySubsequences: false)
+        let valid = !text.isEmpty && text.utf8.count <= 253 && labels.allSatisfy { label in
+            (1...63).contains(label.utf8.count) && label.first != "-" && label.last != "-"
+                && label.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) || (0x61...0x7A).contains($0 | 0x20) }
+        }
+        return valid ? text : nil
     }
 
     /// `ADDRESS/LENGTH`; a bare address is a single host.

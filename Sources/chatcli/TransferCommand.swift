@@ -1,4 +1,5 @@
 import ChatClient
+import DTLS
 import FileTransfer
 import Glibc
 import Runtime
@@ -137,9 +138,11 @@ enum TransferCommand {
         guard let iceServers = ICEServerOptions.entries(args) else { return 2 }
         let loop: EventLoop
         let connector: Connector
+        let certificate: DTLSCertificate
         do {
             loop = try EventLoop()
             connector = try Connector(loop: loop, server: server, caFile: args.value("ca-file"))
+            certificate = try DTLSCertificate()
         } catch {
             Output.write("chatcli: cannot start: \(error)\n", to: 2)
             return 1
@@ -180,8 +183,13 @@ enum TransferCommand {
         }
         let manager = ChatManager(loop: loop, connector: connector, mode: mode, onEvent: printer.emit)
         manager.extraICEServers = iceServers
+        // One certificate for every connection of this process: a connection
+        // rebuilt after the server restarted shows the certificate the code
+        // proved, so the peer that typed the code goes on instead of failing.
+        manager.certificate = certificate
         manager.relayOnly = args.has("relay-only")
         manager.unprovenPolicy = args.has("accept-unproven") ? .accept : .refuse
+        if ChatCommand.environment("CHATCLI_DEBUG_SESSION") != nil { manager.trace = { Output.write($0 + "\n", to: 2) } }
         // A receiver killed mid-transfer comes back as a new process (`receive CODE`
         // again, ReceiveResume) with a new certificate: the code proves it again.
         // Nothing is saved for a transfer, so nothing is pinned either.

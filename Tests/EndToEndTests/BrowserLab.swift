@@ -7,14 +7,19 @@ import TestSupport
 /// ignore loopback for ICE, so everything runs on a veth address instead.
 /// With `tls`, the server speaks HTTPS/WSS with a throwaway certificate
 /// (the browsers are told to accept it); with `turn`, a real coturn runs on
-/// 198.18.64.1:3478 and the server hands out TURN REST credentials for it.
+/// 198.18.64.1:3478 and the server hands out TURN REST credentials for it;
+/// with `relay`, the server's own relay does, its relayed addresses in
+/// `relayPorts`.
 /// Torn down (server stopped, namespace deleted) when released. Needs root.
 final class BrowserLab {
     static let netns = Harness.packageRoot + "/Tools/lib/browser/netns"
     static let driver = Harness.packageRoot + "/Tools/lib/browser/driver.py"
     static let address = "198.18.64.1"
+    /// The address's name inside the namespace (Tools/lib/browser/netns).
+    static let hostName = "browser.lab"
     static let serverURL = "http://\(address):8080"
     static let turnPort = 3490   // the chat server answers STUN on 3478 and 3479
+    static let relayPorts = 50000...50099
     static var available: Bool {
         getuid() == 0 && ["/usr/bin/chromium", "/usr/bin/firefox-esr"].allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
     }
@@ -26,11 +31,13 @@ final class BrowserLab {
     let url: String
     private(set) var server: ChildProcess!
     private(set) var coturn: ChildProcess?
+    /// The CA that signed the server's certificate (with `tls`), for chatcli.
+    private(set) var caFile: String?
     private let serverArguments: [String]
     private let directory = Harness.temporaryDirectory()
     private static let counter = Counter()
 
-    init(tls: Bool = false, turn: Bool = false) throws {
+    init(tls: Bool = false, turn: Bool = false, relay: Bool = false) throws {
         signal(SIGPIPE, SIG_IGN)   // a browser or chatcli that died must fail the test, not kill the runner
         name = "w2\(getpid())x\(Self.counter.next())"
         url = tls ? "https://\(Self.address):8080" : Self.serverURL
@@ -40,8 +47,11 @@ final class BrowserLab {
         if tls {
             let certificates = try TestCertificates.make(in: directory)
             arguments += ["--tls-cert", certificates.certFile, "--tls-key", certificates.keyFile]
+            caFile = certificates.caFile
         }
-        if turn {
+        if relay {
+            arguments += ["--turn-relay-ports", "\(Self.relayPorts.lowerBound)-\(Self.relayPorts.upperBound)"]
+        } else if turn {
             let secret = (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
             try secret.write(toFile: directory + "/turn.secret", atomically: true, encoding: .utf8)
             coturn = try Self.startCoturn(secret: secret, directory: directory, lab: name)
@@ -93,14 +103,29 @@ final class BrowserLab {
         return process
     }
 
+    /// Another `chatcli serve` in the namespace (plain HTTP on `port`, STUN
+    /// on `stunPort` and the next), stopped when the lab is released.
+    func serve(port: Int, stunPort: Int, _ arguments: [String]) throws -> String {
+        let process = try exec([Harness.chatcliPath, "serve", "--host", Self.address, "--port", "\(port)", "--stun-port", "\(stunPort)",
+                                "--db", directory + "/rooms-\(port).db"] + arguments, name: "server \(port)")
+        others.append(process)
+        guard process.waitForLine(stderr: true, timeout: 20, { $0.contains("event=listening") }) != nil else {
+            throw HarnessError.serverDidNotStart(process.transcript)
+        }
+        return "http://\(Self.address):\(port)"
+    }
+    private var others: [ChildProcess] = []
+
     func exec(_ command: [String], name: String) throws -> ChildProcess {
         try ChildProcess(Self.netns, ["exec", self.name, "--"] + command, name: name)
     }
 
-    /// `chatcli ARGS --server … --json --no-store` inside the namespace.
-    func chatcli(_ arguments: [String], name: String) throws -> ChildProcess {
+    /// `chatcli ARGS --server … --json --no-store` inside the namespace
+    /// (`server`: another of the lab's servers), trusting the lab's CA.
+    func chatcli(_ arguments: [String], server: String? = nil, name: String) throws -> ChildProcess {
         // The page runs no PAKE yet: its peer is accepted up front, as a script must say in advance.
-        try exec([Harness.chatcliPath] + arguments + ["--server", url, "--json", "--no-store", "--accept-unproven"], name: name)
+        try exec([Harness.chatcliPath] + arguments + ["--server", server ?? url, "--json", "--no-store", "--accept-unproven"]
+                 + (caFile.map { ["--ca-file", $0] } ?? []), name: name)
     }
 
     /// `iptables -w ARGS` in the namespace (the path between its peers).
@@ -124,6 +149,7 @@ final class BrowserLab {
 
     deinit {
         server?.stop()
+        for other in others { other.stop() }
         if let coturn {
             coturn.signal(SIGKILL)
             _ = coturn.waitForExit(timeout: 10)
@@ -143,8 +169,8 @@ final class Browser {
 
     init(lab: BrowserLab, kind: String, name: String, mdns: Bool, netlog: String? = nil) throws {
         self.kind = kind
-        process = try lab.exec([Harness.pythonPath, BrowserLab.driver, kind] + (mdns ? ["--mdns"] : []) + (netlog.map { ["--netlog", $0] } ?? []),
-                               name: name)
+        process = try lab.exec([Harness.pythonPath, BrowserLab.driver, kind] + (mdns ? ["--mdns"] : []) + (netlog.map { ["--netlog", $0] } ?? [])
+                               + (lab.caFile.map { ["--ca", $0] } ?? []), name: name)
         let ready = next(timeout: 120)
         guard ready?["event"] as? String == "ready" else { throw BrowserError("\(kind) did not start: \(ready ?? [:])\n\(process.transcript)") }
     }

@@ -80,18 +80,24 @@ final class ClusterFixture {
     let haproxyPort: UInt16
     var url: String { "http://127.0.0.1:\(haproxyPort)" }
 
-    init(instances count: Int = 3, haproxy withHAProxy: Bool = true, extra: [String] = [], redis: RedisProcess? = nil) throws {
+    /// `hosts`: each instance's own loopback address (default all 127.0.0.1;
+    /// HAProxy listens on 127.0.0.1), given to it with `--host` and `--turn-host`.
+    init(instances count: Int = 3, haproxy withHAProxy: Bool = true, extra: [String] = [], redis: RedisProcess? = nil, hosts: [String]? = nil) throws {
         let redis = try redis ?? RedisProcess()
         self.redis = redis
         var extra = ["--trusted-proxy", "127.0.0.1"] + extra
         if let certificates = redis.certificates { extra += ["--redis-ca", certificates.caFile] }
         let environment = redis.password.map { ["CHATCLI_REDIS_PASSWORD": $0] } ?? [:]
-        for _ in 0..<count { instances.append(try ClusterInstance(redis: redis.url, extra: extra, environment: environment)) }
+        for index in 0..<count {
+            let own = hosts.map { ["--turn-host", $0[index]] } ?? []
+            instances.append(try ClusterInstance(redis: redis.url, extra: extra + own, environment: environment, host: hosts?[index] ?? "127.0.0.1"))
+        }
         haproxyPort = Harness.freePort()
         if withHAProxy {
             let directory = Harness.temporaryDirectory()
             let config = directory + "/haproxy.cfg"
-            try Self.config(port: haproxyPort, servers: instances.map(\.port)).write(toFile: config, atomically: true, encoding: .utf8)
+            try Self.config(port: haproxyPort, servers: instances.map(\.port), hosts: instances.map(\.host))
+                .write(toFile: config, atomically: true, encoding: .utf8)
             let proxy = try ChildProcess("/usr/sbin/haproxy", ["-db", "-f", config], name: "haproxy")
             haproxy = proxy
             try Self.waitForListening(haproxyPort, proxy)
@@ -101,7 +107,7 @@ final class ClusterFixture {
     }
 
     /// The README's example, on test ports.
-    static func config(port: UInt16, servers: [UInt16]) -> String {
+    static func config(port: UInt16, servers: [UInt16], hosts: [String]? = nil) -> String {
         """
         global
             maxconn 4096
@@ -122,7 +128,7 @@ final class ClusterFixture {
             option httpchk GET /healthz
             http-check expect status 200
             default-server inter 500ms fall 2 rise 1
-        \(servers.enumerated().map { "    server s\($0.offset) 127.0.0.1:\($0.element) check" }.joined(separator: "\n"))
+        \(servers.enumerated().map { "    server s\($0.offset) \(hosts?[$0.offset] ?? "127.0.0.1"):\($0.element) check" }.joined(separator: "\n"))
 
         """
     }
@@ -148,18 +154,21 @@ final class ClusterFixture {
 
 /// One `chatcli serve --redis` instance.
 final class ClusterInstance {
+    let host: String
     let port: UInt16
     let stunPort: UInt16
     private(set) var process: ChildProcess
     /// This run's instance id, from the `listening` log line.
     private(set) var instanceID = ""
-    var url: String { "http://127.0.0.1:\(port)" }
+    var url: String { "http://\(host):\(port)" }
 
-    init(redis: String, extra: [String] = [], environment: [String: String] = [:], waitFor event: String = "event=redis_up") throws {
+    init(redis: String, extra: [String] = [], environment: [String: String] = [:], waitFor event: String = "event=redis_up",
+         host: String = "127.0.0.1") throws {
+        self.host = host
         port = Harness.freePort()
         stunPort = Harness.freePort(udpPair: true)
         process = try ChildProcess.chatcli(
-            ["serve", "--host", "127.0.0.1", "--port", "\(port)", "--stun-port", "\(stunPort)", "--redis", redis] + extra,
+            ["serve", "--host", host, "--port", "\(port)", "--stun-port", "\(stunPort)", "--redis", redis] + extra,
             name: "instance", environment: environment)
         guard process.waitForLine(stderr: true, timeout: 15, { $0.contains(event) }) != nil,
               let line = process.waitForLine(stderr: true, timeout: 1, { $0.contains("instance=") }) else {

@@ -27,6 +27,46 @@ struct ClusterTests {
         #expect(bob.waitForEvent("peer_left") != nil, "\(bob.transcript)")
     }
 
+    /// HAProxy carries HTTP only, so each instance names its own relay
+    /// (`--turn-host`, on its own STUN and HTTP ports): `/api/ice-servers`
+    /// through the balancer answers with the relay of whichever instance
+    /// answered. Members on two instances chat relay-only, each relaying on
+    /// its own instance, relayed address to relayed address across them (a
+    /// private block here, so `--turn-allow-peer`; public addresses pass the
+    /// default policy). One `--turn-secret-file` for all: any instance's
+    /// credentials work on every relay.
+    @Test func eachInstanceAdvertisesItsOwnRelayAndMembersRelayedOnTwoInstancesChat() throws {
+        let secret = Harness.temporaryDirectory() + "/turn.secret"
+        try "cluster-secret-\(UInt64.random(in: 0...UInt64.max))\n".write(toFile: secret, atomically: true, encoding: .utf8)
+        let hosts = ["127.0.0.2", "127.0.0.3"]
+        let cluster = try ClusterFixture(instances: 2, extra: ["--turn-secret-file", secret, "--turn-allow-peer", "127.0.0.0/8"], hosts: hosts)
+        var advertised: Set<[String]> = []
+        for _ in 0..<2 {
+            let response = REST.request("GET", port: cluster.haproxyPort, "/api/ice-servers")
+            let json = try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any]
+            let turn = (json?["iceServers"] as? [[String: Any]])?.first { $0["username"] != nil }
+            advertised.insert(turn?["urls"] as? [String] ?? ["\(response)"])
+        }
+        let expected = zip(hosts, cluster.instances).map { host, instance in
+            ["turn:\(host):\(instance.stunPort)?transport=udp", "turn:\(host):\(instance.port)?transport=tcp"]
+        }
+        #expect(advertised == Set(expected), "\(cluster.transcripts)")
+
+        let alice = try ChildProcess.chatcli(["create", "--server", cluster.instances[0].url, "--json", "--no-store", "--relay-only"], name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", cluster.instances[1].url, "--json", "--no-store", "--relay-only"], name: "bob")
+        alice.write("relayed by instance \(hosts[0])\n")
+        bob.write("relayed by instance \(hosts[1])\n")
+        let connected = try #require(alice.waitForEvent("connected", timeout: 30), "\(alice.transcript)\n\(cluster.transcripts)")
+        #expect((connected["local"] as? String)?.hasPrefix("relay \(hosts[0]):") == true, "\(connected)")
+        #expect((connected["remote"] as? String)?.hasPrefix("relay \(hosts[1]):") == true, "\(connected)")
+        #expect(bob.waitForMessages(count: 1, timeout: 30) == ["relayed by instance \(hosts[0])"], "\(bob.transcript)")
+        #expect(alice.waitForMessages(count: 1, timeout: 30) == ["relayed by instance \(hosts[1])"], "\(alice.transcript)")
+        alice.closeInput()
+        #expect(alice.waitForExit(timeout: 30) == 0, "\(alice.transcript)")
+        #expect(bob.waitForEvent("peer_left", timeout: 30) != nil, "\(bob.transcript)")
+    }
+
     /// `rediss://`: TLS through the project's OpenSSL client, the server
     /// verified against a CA file, the password from the environment.
     @Test func instancesReachRedisOverTLSWithAPasswordFromTheEnvironment() throws {

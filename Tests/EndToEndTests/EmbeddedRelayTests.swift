@@ -161,6 +161,26 @@ import TestSupport
         #expect(alice.waitForExit(timeout: 30) == 0, "\(both())")
     }
 
+    /// `--turn-external-ip` (serve behind a 1:1 NAT): relayed addresses are
+    /// advertised on the public address, bound on the local one. Two
+    /// relay-only peers reach each other by their public addresses, which
+    /// nothing routes here: the relay hands their traffic over inside.
+    @Test func behindAOneToOneNATTheRelayAdvertisesThePublicAddress() throws {
+        let server = try ServerProcess(arguments: ["--turn-external-ip", "203.0.113.7/127.0.0.1"])
+        let (username, password) = try Self.credentials(server)
+        let probe = try TURNProbe(port: server.stunPort)
+        #expect(try probe.allocate(username: username, password: password) == 0)
+        #expect(probe.relayed?.ip == [203, 0, 113, 7], "\(String(describing: probe.relayed))")
+        let (alice, bob) = try RelayTests.startChat(server, alice: ["--relay-only"], bob: ["--relay-only"])
+        alice.write("through the NAT\n")
+        let connected = try #require(alice.waitForEvent("connected", timeout: 20), "\(alice.transcript)\n\(server.process.transcript)")
+        #expect((connected["local"] as? String)?.hasPrefix("relay 203.0.113.7:") == true, "\(connected)")
+        #expect((connected["remote"] as? String)?.hasPrefix("relay 203.0.113.7:") == true, "\(connected)")
+        #expect(bob.waitForMessages(count: 1, timeout: 20) == ["through the NAT"], "\(bob.transcript)")
+        alice.closeInput()
+        #expect(alice.waitForExit(timeout: 30) == 0, "\(alice.transcript)")
+    }
+
     /// The TURN entry `/api/ice-servers` hands out (anyone's: a fresh id each time).
     static func credentials(_ server: ServerProcess) throws -> (String, String) {
         let response = REST.request("GET", port: server.port, "/api/ice-servers")
@@ -180,5 +200,41 @@ import TestSupport
         bob.write(ChatTests.lines(fromBob))
         #expect(alice.waitForEvent("connected", timeout: 20)?["path"] as? String == "relay", "\(alice.transcript)")
         ChatTests().expectExchangeAndLeave(alice, bob, fromAlice: fromAlice, fromBob: fromBob)
+    }
+}
+
+/// A relayed file transfer across a crash of `serve`, apart from
+/// `EmbeddedRelayTests` so that its wait for the peers to notice the crash
+/// (8 s without an answer) runs beside them, not after them.
+@Suite(.ownThread) struct EmbeddedRelayRestartTests {
+    /// serve crashes mid-transfer and comes back: the allocations died with
+    /// it, so both ends reallocate and the relayed transfer goes on from
+    /// where it was; the file arrives whole and verified.
+    @Test func aRelayedFileTransferSurvivesACrashOfServe() throws {
+        let server = try ServerProcess(arguments: EmbeddedRelayTests.labPeers)
+        let dir = Harness.temporaryDirectory()
+        let out = dir + "/out"
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let size = 16_000_000   // 1 s at least under the relay's 16 MiB/s per allocation
+        let content = Data(FileTransferTests.pattern(size, seed: 27))
+        try content.write(to: URL(fileURLWithPath: dir + "/across.bin"))
+        let sender = try ChildProcess.chatcli(["send", dir + "/across.bin", "--server", server.url, "--json", "--relay-only"], name: "sender")
+        let receiver = try ChildProcess.chatcli(["receive", try FileTransferTests.code(sender), "--out", out, "--yes", "--server", server.url,
+                                                 "--json", "--relay-only"], name: "receiver")
+        let both = { "\(sender.transcript.suffix(3000))\n\(receiver.transcript.suffix(3000))\n\(server.process.transcript.suffix(2000))" }
+        // Crashed once a fifth has crossed, watched on the partial file.
+        var reached = 0
+        let deadline = Date() + 120
+        while Date() < deadline, reached < size / 5, !FileManager.default.fileExists(atPath: out + "/across.bin") {
+            reached = (try? FileManager.default.attributesOfItem(atPath: out + "/across.bin.part")[.size] as? Int) ?? 0
+            usleep(1_000)
+        }
+        try #require(reached >= size / 5 && reached < size, "\(both())")
+        try server.restart(crash: true)
+        #expect(sender.waitForExit(timeout: 180) == 0, "\(both())")
+        #expect(receiver.waitForExit(timeout: 30) == 0, "\(both())")
+        #expect(FileTransferTests.bytes(out + "/across.bin") == content)
+        let connected = receiver.stdout.filter { $0.hasPrefix(#"{"event":"connected""#) }
+        #expect(connected.count >= 2 && connected.allSatisfy { $0.contains(#""path":"relay""#) }, "\(both())")
     }
 }

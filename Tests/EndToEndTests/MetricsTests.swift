@@ -69,6 +69,47 @@ struct MetricsTests {
         let publicPort = REST.request("GET", port: server.port, "/metrics")
         #expect(publicPort.status == 404, "metrics are never on the public port")
     }
+
+    /// A `--redis` instance times its heartbeat to a real Redis: a histogram
+    /// promtool accepts, whose count grows with the beats (every 2 s) and
+    /// whose loopback round trips are far under a second.
+    @Test(.enabled(if: RedisProcess.isInstalled, "redis-server is not installed"))
+    func aClusterInstanceReportsRedisRoundTripsAsAHistogram() throws {
+        let redis = try RedisProcess()
+        let metricsPort = Harness.freePort()
+        let instance = try ClusterInstance(redis: redis.url, extra: ["--metrics-listen", "127.0.0.1:\(metricsPort)"])
+        let name = "chatcli_redis_round_trip_seconds"
+        var scraped = try Self.scrape(metricsPort)
+        let deadline = Date() + 30
+        while (scraped.samples[name + "_count"] ?? 0) < 2, Date() < deadline {
+            usleep(100_000)
+            scraped = try Self.scrape(metricsPort)
+        }
+        let lint = try Self.promtool(scraped.text)
+        #expect(lint.status == 0, "\(lint.transcript)\n\(scraped.text)")
+        let count = try #require(scraped.samples[name + "_count"], "\(scraped.text)\n\(instance.process.transcript)")
+        #expect(count >= 2)
+        // Cumulative buckets: never falling, +Inf holds every beat.
+        let buckets = RoundTripBuckets.parse(scraped.text, name: name)
+        #expect(buckets.map(\.le).last == "+Inf", "\(scraped.text)")
+        #expect(buckets.last?.count == count, "\(scraped.text)")
+        #expect(zip(buckets, buckets.dropFirst()).allSatisfy { $0.count <= $1.count }, "\(scraped.text)")
+        #expect(buckets.first { $0.le == "1.0" }?.count == count, "loopback round trips take far less than 1 s: \(scraped.text)")
+        let sum = try #require(scraped.text.split(separator: "\n").first { $0.hasPrefix(name + "_sum ") }
+            .flatMap { Double($0.split(separator: " ")[1]) }, "\(scraped.text)")
+        #expect(sum > 0 && sum < Double(count), "\(scraped.text)")
+    }
+}
+
+/// The `_bucket` samples of a histogram, in order.
+enum RoundTripBuckets {
+    static func parse(_ text: String, name: String) -> [(le: String, count: Int)] {
+        text.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix(name + "_bucket{le=\""), let close = line.firstIndex(of: "}") else { return nil }
+            let le = line[line.index(line.startIndex, offsetBy: name.count + 12)..<line.index(before: close)]
+            return Int(line[line.index(after: close)...].trimmingCharacters(in: .whitespaces)).map { (String(le), $0) }
+        }
+    }
 }
 
 @Suite(.ownThread) struct LogFormatTests {

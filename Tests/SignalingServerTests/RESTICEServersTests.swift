@@ -133,3 +133,19 @@ import Wire
         }
     }
 }
+
+/// The embedded relay's URLs: on the host the request came to, or on the
+/// instance's own name (`serve --turn-host`) behind a load balancer.
+@Test func theEmbeddedRelayIsNamedByTurnHostElseByTheRequestsHost() {
+    var configuration = ICEServerConfiguration(stunPort: 3478, turnSecret: Array("s3cret".utf8))
+    var random = SeededRandom(seed: 1)
+    func urls() -> JSON? {
+        let body = configuration.body(hostHeader: "lb.example.com:443", grantee: .anyone, now: UnixTime(milliseconds: 1_800_000_000_000),
+                                      random: &random)
+        return body["iceServers"]?.arrayValue?.last?["urls"]
+    }
+    configuration.embeddedRelay = (3478, 8080, false, nil)
+    #expect(urls() == .array(["turn:lb.example.com:3478?transport=udp", "turn:lb.example.com:8080?transport=tcp"].map(JSON.string)))
+    configuration.embeddedRelay = (3478, 8443, true, "relay1.example.com")
+    #expect(urls() == .array(["turn:relay1.example.com:3478?transport=udp", "turns:relay1.example.com:8443?transport=tcp"].map(JSON.string)))
+}

@@ -1,7 +1,8 @@
 import Foundation
 
 /// A throwaway PKI for TLS tests: a CA and a server certificate signed by it
-/// for `localhost`, 127.0.0.1 and ::1 (EC P-256, valid 30 days), written as
+/// for `localhost`, 127.0.0.1, ::1 and the browser lab's `browser.lab` and
+/// 198.18.64.1 (EC P-256, valid 30 days), written as
 /// PEM files with the `openssl` command-line tool.
 ///
 /// Two calls give two unrelated CAs, which is how tests get an "unknown CA".
@@ -47,7 +48,7 @@ public struct TestCertificates: Sendable {
         basicConstraints = CA:FALSE
         keyUsage = critical,digitalSignature
         extendedKeyUsage = serverAuth
-        subjectAltName = DNS:localhost,IP:127.0.0.1,IP:::1
+        subjectAltName = DNS:localhost,DNS:browser.lab,IP:127.0.0.1,IP:::1,IP:198.18.64.1
         subjectKeyIdentifier = hash
         authorityKeyIdentifier = keyid
 

@@ -6,7 +6,7 @@ CHATCLI_APT_PACKAGES=(
   openssl ca-certificates python3 python3-venv python3-pip
   tmux iproute2 iptables nftables coturn miniupnpd-nftables prometheus
   groff-base zsh
-  chromium firefox-esr
+  chromium firefox-esr libnss3-tools
   redis-server haproxy
   avahi-daemon avahi-utils dbus
   libqrencode-dev zbar-tools

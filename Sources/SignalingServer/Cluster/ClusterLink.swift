@@ -40,6 +40,8 @@ final class ClusterLink {
     private var stopped = false
     /// nil until the first connection attempt ends, so a Redis that is down at start is logged too.
     private var wasHealthy: Bool?
+    /// Heartbeat round trips, for `/metrics`.
+    private(set) var roundTrips = RoundTripHistogram()
 
     init(loop: EventLoop, settings: RedisConnection.Settings, prefix: String, instance: String, log: AccessLog) {
         self.loop = loop
@@ -91,10 +93,14 @@ final class ClusterLink {
         guard !stopped else { return }
         // After a gap (its key expired), the beat also takes back the seats
         // others freed meanwhile; sent first on a reconnect, before any resent command.
+        let sent = loop.now
         run(ClusterHubScripts.beat, now: UnixTime(milliseconds: wallClockMilliseconds()),
             [instance, String(Self.instanceTTLMilliseconds)]) { [weak self] result in
-            if case .success(let value) = result, let back = value.integer, back > 0 {
-                self?.log.write("seats_reclaimed", ["count": String(back)])
+            guard let self, case .success(let value) = result else { return }
+            // Behind other pipelined commands it waits for them too, as every command on this link does.
+            self.roundTrips.record(self.loop.now - sent)
+            if let back = value.integer, back > 0 {
+                self.log.write("seats_reclaimed", ["count": String(back)])
             }
         }
         heartbeat = loop.schedule(after: Self.heartbeatInterval) { [weak self] in

@@ -19,7 +19,7 @@ It starts with {"event":"ready","browser":...,"version":...}. An error in a
 command is {"event":"error","message":...}; the driver keeps going. The
 browser dies with the driver (PR_SET_PDEATHSIG), whatever ends it.
 
-  driver.py chromium|firefox [--mdns] [--netlog PATH]
+  driver.py chromium|firefox [--mdns] [--netlog PATH] [--ca PEM]
 
 --mdns keeps the browser's default of hiding host addresses behind mDNS
 names; without it they are shown (the tests' namespaces have no resolver).
@@ -27,6 +27,10 @@ names; without it they are shown (the tests' namespaces have no resolver).
 Chromium's net log with socket bytes (--log-net-log), Firefox's HTTP and
 WebSocket logging (MOZ_LOG, in PATH and PATH.child-N files). The browser is
 then closed gracefully on quit, so the log is complete once the driver exits.
+--ca PEM makes Firefox trust that CA (in its profile's NSS database, with
+certutil from libnss3-tools): Marionette's acceptInsecureCerts covers pages
+and WebSockets but not WebRTC's TURN over TLS. Chromium's
+--ignore-certificate-errors covers both, so Chromium ignores --ca.
 """
 import asyncio
 import base64
@@ -222,9 +226,10 @@ class Chromium:
 class Firefox:
     name = "firefox"
 
-    def __init__(self, mdns, netlog=None):
+    def __init__(self, mdns, netlog=None, ca=None):
         self.mdns = mdns
         self.netlog = netlog
+        self.ca = ca
         self.next_id = 0
 
     async def start(self):
@@ -246,6 +251,11 @@ class Firefox:
         with open(os.path.join(self.profile, "user.js"), "w") as f:
             for k, v in prefs.items():
                 f.write(f"user_pref({json.dumps(k)}, {json.dumps(v)});\n")
+        if self.ca:
+            db = "sql:" + self.profile
+            subprocess.run(["certutil", "-N", "--empty-password", "-d", db], check=True, capture_output=True)
+            subprocess.run(["certutil", "-A", "-n", "chatcli test CA", "-t", "C,,", "-i", self.ca, "-d", db],
+                           check=True, capture_output=True)
         env = dict(os.environ, MOZ_HEADLESS="1", MOZ_CRASHREPORTER_DISABLE="1")
         if self.netlog:
             env.update(MOZ_LOG="timestamp,sync,nsHttp:5,nsWebSocket:5", MOZ_LOG_FILE=self.netlog)
@@ -333,10 +343,11 @@ async def main():
     kind = sys.argv[1] if len(sys.argv) > 1 else ""
     mdns = "--mdns" in sys.argv[2:]
     netlog = sys.argv[sys.argv.index("--netlog") + 1] if "--netlog" in sys.argv[2:-1] else None
+    ca = sys.argv[sys.argv.index("--ca") + 1] if "--ca" in sys.argv[2:-1] else None
     if kind not in ("chromium", "firefox"):
-        sys.stderr.write("usage: driver.py chromium|firefox [--mdns] [--netlog PATH]\n")
+        sys.stderr.write("usage: driver.py chromium|firefox [--mdns] [--netlog PATH] [--ca PEM]\n")
         return 2
-    browser = Chromium(mdns, netlog) if kind == "chromium" else Firefox(mdns, netlog)
+    browser = Chromium(mdns, netlog) if kind == "chromium" else Firefox(mdns, netlog, ca)
     try:
         version = await browser.start()
     except Exception as e:

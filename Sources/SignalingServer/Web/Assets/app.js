@@ -8,7 +8,11 @@
   const MAX_MESSAGE_BYTES = 262144;
   const HOLD_LIMIT_MS = 3000;
   const params = new URLSearchParams(location.search);
+  // `?relay`: connect only through the TURN relay. `?relay=udp`, `=tcp` or
+  // `=tls`: only through the relay's URLs of that transport (RFC 7065:
+  // `turn:` is UDP unless `?transport=tcp`, `turns:` is TLS), to check one.
   const relayOnly = params.has('relay');
+  const relayTransport = ['udp', 'tcp', 'tls'].includes(params.get('relay')) ? params.get('relay') : null;
   // A code's secret words ride in the link's fragment (/j/123456#brave-calm),
   // which browsers never send. Read once, then gone from the address bar and
   // from this page's history entry before anything else runs; never put in
@@ -265,8 +269,22 @@
     try {
       const query = chat.roomId ? `?roomid=${chat.roomId}&deviceId=${chat.deviceId}` : '';
       const r = await api('GET', '/api/ice-servers' + query);
-      if (r.status === 200 && r.data && Array.isArray(r.data.iceServers)) chat.iceServers = r.data.iceServers;
+      if (r.status === 200 && r.data && Array.isArray(r.data.iceServers)) chat.iceServers = onlyTransport(r.data.iceServers);
     } catch (_) { /* STUN-less: host and peer-reflexive candidates still work */ }
+  }
+
+  function transportOf(url) {
+    if (/^turns:/i.test(url)) return 'tls';
+    if (!/^turn:/i.test(url)) return null;
+    return /[?&]transport=tcp(&|$)/i.test(url) ? 'tcp' : 'udp';
+  }
+
+  // The servers' URLs of `relayTransport` alone (none but TURN), or all of them.
+  function onlyTransport(servers) {
+    if (!relayTransport) return servers;
+    return servers
+      .map((s) => ({ ...s, urls: [].concat(s.urls || []).filter((u) => typeof u === 'string' && transportOf(u) === relayTransport) }))
+      .filter((s) => s.urls.length > 0);
   }
 
   function randomCode() {
@@ -579,6 +597,7 @@
     const byCode = { pake: ', verified by code', words: ', verified by the safety words' }[chat.auth] || '';
     $('path').textContent = `${path.relay ? 'relay' : 'direct'} (${path.local} ↔ ${path.remote})`;
     $('path').dataset.path = path.type;
+    $('path').dataset.relayProtocol = path.relayProtocol;
     $('sas').textContent = chat.sas || 'unavailable';
     $('auth').textContent = {
       pake: 'verified by code: your peer typed the same code', words: 'verified: you compared the safety words',
@@ -603,7 +622,9 @@
     const kind = (c) => (c && (c.candidateType || c.type)) || 'unknown';
     const where = (c) => (c ? `${kind(c)} ${c.address || c.ip || '?'}:${c.port}` : 'unknown');
     const relay = kind(local) === 'relay' || kind(remote) === 'relay';
-    return { relay, type: relay ? 'relay' : kind(remote), local: where(local), remote: where(remote) };
+    // How this end reaches its relay (udp, tcp or tls); empty when it does not relay.
+    const relayProtocol = (kind(local) === 'relay' && local.relayProtocol) || '';
+    return { relay, type: relay ? 'relay' : kind(remote), local: where(local), remote: where(remote), relayProtocol };
   }
 
   // ---- data channels ----------------------------------------------------
