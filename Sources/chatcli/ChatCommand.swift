@@ -133,11 +133,11 @@ enum ChatCommand {
             return runInteractive(loop: loop, manager: manager, printer: printer, files: files, saving: saving)
         }
         let transferPrinter = TransferPrinter(jsonMode: args.has("json"))
-        files.onUpdate = { update in
+        manager.onTransfer = { [unowned manager] update in
             transferPrinter.print(update)
             // A script cannot type /accept: without --auto-accept, offers are declined.
             if case .offered(let id, _) = update, files.pendingOffers.contains(id) {
-                files.decline(id, reason: "the peer runs a script without --auto-accept")
+                manager.declineFile(id, reason: "the peer runs a script without --auto-accept")
             }
         }
         do {
@@ -188,7 +188,7 @@ enum ChatCommand {
         let directory = args.value("auto-accept")
         let files = FileTransfers { _ in WriteBehindSink(DiskSink(directory: directory ?? ".")) }
         files.autoAccept = directory != nil
-        files.attach(to: manager)
+        manager.attach(files)
         return files
     }
 

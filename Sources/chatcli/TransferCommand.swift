@@ -55,10 +55,10 @@ enum TransferCommand {
         var outcome = Outcome(expected: sources.count)
         var ending = TransferEnding(isSender: true)
         return run(mode: .create(expiresIn: seconds), args: args, eventsFD: 1, files: files, outcome: &outcome, ending: &ending) { manager in
-            for (source, skipped) in sources { files.send(source, skipped: skipped) }
+            for (source, skipped) in sources { manager.sendFile(source, skipped: skipped) }
         } onUpdate: { update, manager in
             switch update {
-            case .offered(let id, _): files.decline(id, reason: "this peer only sends")
+            case .offered(let id, _): manager.declineFile(id, reason: "this peer only sends")
             default: break
             }
         }
@@ -189,9 +189,9 @@ enum TransferCommand {
         manager.pinsPeer = false
         manager.announcesLeave = false
         if server.description != Commands.defaultServer { manager.inviteServer = server.description }
-        files.attach(to: manager)
+        manager.attach(files)
         var result = outcome
-        files.onUpdate = { update in
+        manager.onTransfer = { [unowned manager] update in
             switch update {
             case .offered, .sending: said.offers += 1
             case .accepted: said.accepted += 1

@@ -52,6 +52,7 @@ extension ChatSession {
         }
         peerBeingCreated = nil
         peer = transport
+        if transfers != nil { transport.routesChannels = true }
         if transport.isOfferer {
             actions.append(.signaling(.send(.offer(sdp: transport.createOffer()))))
             offerSentAt = now
@@ -156,14 +157,14 @@ extension ChatSession {
         peerSpeaksDelivery = false
         timers.cancel(.holdRelease)
         codeConnectionEnded()
+        transfersConnectionEnded()
     }
 
     // MARK: Peer events
 
-    /// An event of `transport` (events of a connection already replaced are ignored).
-    public func handlePeer(_ event: PeerConnectionEvent, from transport: any PeerTransport, now: Duration) {
-        advance(now)
-        guard let peer, peer === transport else { return }
+    /// An event of the current connection (`handlePeerActivity` polls them;
+    /// a connection already replaced is never polled again).
+    func handlePeer(_ event: PeerConnectionEvent) {
         switch event {
         case .localCandidate(let candidate):
             actions.append(.signaling(.send(ICECandidatePayload(candidate: candidate).message)))
@@ -201,13 +202,6 @@ extension ChatSession {
         case .failed(let error):
             fail(.peerConnectionFailed(error))
         }
-        afterInput()
-    }
-
-    /// The connection moved data (acks included): delivery may have progressed.
-    public func peerProgressed(_ transport: any PeerTransport, now: Duration) {
-        advance(now)
-        guard let peer, peer === transport else { return }
         afterInput()
     }
 

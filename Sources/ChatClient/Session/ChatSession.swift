@@ -140,6 +140,10 @@ public final class ChatSession {
     public internal(set) var counters = ChatCounters()
     /// The code's PAKE and the peer's proven identity (ChatSession+PAKE).
     var codeAuth = CodeAuthentication()
+    /// File transfers on this chat's connections (ChatSession+Transfers), when the driver offers them.
+    public internal(set) var transfers: FileTransfers?
+    /// A round of the transfers moved data since the driver last asked (`handlePeerActivity`).
+    var transfersMoved = false
 
     public init(mode: SessionMode, options: Options, now: Duration, random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
         self.mode = mode
@@ -179,8 +183,10 @@ public final class ChatSession {
 
     func emit(_ event: ChatEvent) { actions.append(.event(event)) }
 
-    /// After every input: owed acks and hellos go out, and delivery is checked.
+    /// After every input: owed acks and hellos go out, delivery is checked,
+    /// and file transfers take their turn.
     func afterInput() {
+        defer { serviceTransfers() }
         guard let peer, peer.isOpen else { return }
         if peer.isControlOpen {
             if let hello = pendingHello, codeAuth.allowsChat {

@@ -29,7 +29,7 @@ public final class InteractiveChat {
     var secret: SecretQuestion?
     /// File transfers on this chat (`/send`, `/accept`), when wired.
     public var files: FileTransfers? {
-        didSet { files?.onUpdate = { [weak self] in self?.transferUpdate($0) } }
+        didSet { manager.onTransfer = { [weak self] in self?.transferUpdate($0) } }
     }
     /// The last message shortened on screen, for `/show`.
     var lastFolded: (time: String, kind: ChatStyle.Kind, text: String)?
