@@ -65,77 +65,16 @@ public final class ChatManager {
 
     // MARK: Options before start
 
-    public var relayOnly: Bool {
-        get { session.options.relayOnly }
-        set { session.options.relayOnly = newValue }
-    }
-    public var extraICEServers: [ICEServerEntry] {
-        get { session.options.extraICEServers }
-        set { session.options.extraICEServers = newValue }
-    }
-    /// Shown once when pairing succeeded (saved-session hints, the unsaved note).
-    public var notice: String? {
-        get { session.options.notice }
-        set { session.options.notice = newValue }
-    }
-    /// The interactive chat stays after the peer left, until the user leaves.
-    public var staysAfterPeerLeft: Bool {
-        get { session.options.staysAfterPeerLeft }
-        set { session.options.staysAfterPeerLeft = newValue }
-    }
-    /// The secret part of the code (join, or a resumed creator's saved code).
-    public var codeSecret: CodeSecret? {
-        get { session.options.codeSecret }
-        set { session.options.codeSecret = newValue }
+    /// The session's options (`ChatSession.Options`), set before `start`.
+    public var options: ChatSession.Options {
+        get { session.options }
+        set { session.options = newValue }
     }
     /// The chat's DTLS certificate, one for all its connections (a resumed
     /// session's saved one); nil: a fresh one per connection.
     public var certificate: DTLSCertificate?
-    /// The peer's certificate the saved session pinned (ChatSession+Pinning).
-    public var pinnedPeer: PinnedPeer? {
-        get { session.options.pinnedPeer }
-        set { session.options.pinnedPeer = newValue }
-    }
-    public var pinsPeer: Bool {
-        get { session.options.pinsPeer }
-        set { session.options.pinsPeer = newValue }
-    }
-    /// The saved session's name (for the sentence that tells how to accept a new peer).
-    public var sessionName: String? {
-        get { session.options.sessionName }
-        set { session.options.sessionName = newValue }
-    }
-    /// Off on the LAN: no `stun:HOST:3478` guess when the server offers no STUN.
-    public var fallbackSTUN: Bool {
-        get { session.options.fallbackSTUN }
-        set { session.options.fallbackSTUN = newValue }
-    }
     /// On the LAN: link-local IPv6 host candidates too (see `NetworkInterfaces`).
     public var linkLocalCandidates = false
-    /// A peer the code did not prove: refused, asked about or accepted (ChatSession+Trust).
-    public var unprovenPolicy: UnprovenPolicy {
-        get { session.options.unproven }
-        set { session.options.unproven = newValue }
-    }
-    /// The code's digits for a mode that does not carry them (`receive CODE` rejoining its saved room).
-    public var codeLocator: String? {
-        get { session.options.codeLocator }
-        set { session.options.codeLocator = newValue }
-    }
-    /// A peer back with a new certificate proves the code again (`send`).
-    public var reprovesByCode: Bool {
-        get { session.options.reprovesByCode }
-        set { session.options.reprovesByCode = newValue }
-    }
-    /// "You left the chat." when the user leaves (off for `send`/`receive`).
-    public var announcesLeave: Bool {
-        get { session.options.announcesLeave }
-        set { session.options.announcesLeave = newValue }
-    }
-    public var inviteServer: String? {
-        get { session.options.inviteServer }
-        set { session.options.inviteServer = newValue }
-    }
 
     // MARK: Running
 
@@ -305,13 +244,13 @@ public final class ChatManager {
     }
 
     private func createPeer(request: Int, isOfferer: Bool, servers: ResolvedICEServers) {
-        if relayOnly && servers.turn.isEmpty {
+        if options.relayOnly && servers.turn.isEmpty {
             session.peerCreationFailed(.noTURN(.unresolvable), now: now)
             return
         }
         do {
             let link = try PeerLink(loop: loop, isOfferer: isOfferer, interfaces: localAddresses(), stunServers: servers.stun,
-                                    turnServers: servers.turn, relayOnly: relayOnly, caFile: http.caFile, hardNATProbing: hardNATProbing,
+                                    turnServers: servers.turn, relayOnly: options.relayOnly, caFile: http.caFile, hardNATProbing: hardNATProbing,
                                     portMapping: portMapping,
                                     certificate: certificate)
             let transport = link.connection

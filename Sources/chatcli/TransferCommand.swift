@@ -91,8 +91,8 @@ enum TransferCommand {
         let status = run(mode: mode, args: args, eventsFD: toStdout ? 2 : 1, files: files, outcome: &outcome, ending: &ending,
                          question: asker) { manager in
             asker.loop = manager
-            manager.codeSecret = pairing.secret   // the whole code: the PAKE proves the sender
-            manager.codeLocator = code
+            manager.options.codeSecret = pairing.secret   // the whole code: the PAKE proves the sender
+            manager.options.codeLocator = code
             if saved != nil {
                 // Back in the saved room: a sender still waiting renegotiates at once; one
                 // that has gone leaves the room empty, and waiting there would be forever.
@@ -179,16 +179,16 @@ enum TransferCommand {
             }
         }
         let manager = ChatManager(loop: loop, connector: connector, mode: mode, onEvent: printer.emit)
-        manager.extraICEServers = iceServers
-        manager.relayOnly = args.has("relay-only")
-        manager.unprovenPolicy = args.has("accept-unproven") ? .accept : .refuse
+        manager.options.extraICEServers = iceServers
+        manager.options.relayOnly = args.has("relay-only")
+        manager.options.unproven = args.has("accept-unproven") ? .accept : .refuse
         // A receiver killed mid-transfer comes back as a new process (`receive CODE`
         // again, ReceiveResume) with a new certificate: the code proves it again.
         // Nothing is saved for a transfer, so nothing is pinned either.
-        manager.reprovesByCode = isSender
-        manager.pinsPeer = false
-        manager.announcesLeave = false
-        if server.description != Commands.defaultServer { manager.inviteServer = server.description }
+        manager.options.reprovesByCode = isSender
+        manager.options.pinsPeer = false
+        manager.options.announcesLeave = false
+        if server.description != Commands.defaultServer { manager.options.inviteServer = server.description }
         manager.attach(files)
         var result = outcome
         manager.onTransfer = { [unowned manager] update in

@@ -180,7 +180,7 @@ public final class InteractiveChat {
 
     /// SSH's unknown-host prompt: nothing crosses until the person accepts the peer.
     private func unproven(sas: String, reason: UnprovenReason) {
-        guard manager.unprovenPolicy == .ask else {
+        guard manager.options.unproven == .ask else {
             // One line: the connected sentence right after shows the words and how to compare them.
             show(.error, "The code did not prove your peer (\(reason.rawValue)); accepted with --accept-unproven.")
             return
