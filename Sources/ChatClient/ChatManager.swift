@@ -31,6 +31,8 @@ public final class ChatManager {
     private var stopped = false
     var timer: Timer?
     var networkWatcher: NetworkWatcher?
+    /// Wakes the loop from file transfers' reading threads (`attach`).
+    var waker: LoopWaker?
     /// Every signaling event, session action and peer event, for debugging.
     public var trace: ((String) -> Void)?
     /// The exit status, once the session finished.
@@ -124,7 +126,13 @@ public final class ChatManager {
     // MARK: File transfers
 
     /// Runs `files` on this chat's connections (`/send`, `send`, `receive`).
-    public func attach(_ files: FileTransfers) { session.attach(files) }
+    /// Their reading threads wake the loop when they read on after the
+    /// session found nothing to send (the loop never waits for a disk).
+    public func attach(_ files: FileTransfers) {
+        if waker == nil { waker = try? LoopWaker(loop: loop) { [weak self] in self?.wake() } }
+        if let signal = waker?.signal { files.wake = { signal() } }
+        session.attach(files)
+    }
     /// The chat's file transfers, when attached (for what they show: offers, progress).
     public var files: FileTransfers? { session.transfers }
 
@@ -267,6 +275,7 @@ public final class ChatManager {
         status = code
         timer?.cancel()
         networkWatcher?.close()
+        waker?.close()
         for link in links.values { link.shutDown() }
         links = [:]
         http.close()

@@ -10,7 +10,9 @@ import Testing
     /// Alice and Bob connected, both with transfers; Bob's arrive in `sink`.
     func pair(_ world: World, autoAccept: Bool = true, sink: MemorySink = MemorySink()) throws -> (alice: Client, bob: Client) {
         let (alice, bob) = try world.pair()
-        alice.session.attach(FileTransfers { _ in MemorySink() })
+        let sending = FileTransfers { _ in MemorySink() }
+        sending.readsAhead = false   // the memory "disk" answers at once, on the world's clock
+        alice.session.attach(sending)
         let files = FileTransfers { _ in sink }
         files.autoAccept = autoAccept
         bob.session.attach(files)

@@ -55,7 +55,7 @@ extension FileTransfers {
             guard let t = transfers[id], let source = t.source, !t.finished else { continue }
             do {
                 let channel = try pc.openChannel(label: Self.channelLabel, protocolName: Self.protocolName)
-                let sender = FileSender(source: source, readAhead: true)
+                let sender = FileSender(source: source, readAhead: readsAhead, wake: wake)
                 t.sender = sender
                 t.channel = channel
                 sender.start()
