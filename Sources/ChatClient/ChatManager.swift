@@ -130,7 +130,11 @@ public final class ChatManager {
     /// session found nothing to send (the loop never waits for a disk).
     public func attach(_ files: FileTransfers) {
         if waker == nil { waker = try? LoopWaker(loop: loop) { [weak self] in self?.wake() } }
-        if let signal = waker?.signal { files.wake = { signal() } }
+        if let signal = waker?.signal {
+            files.wake = { signal() }
+        } else {
+            files.readsAhead = false   // no pipe for the wake (out of descriptors): read on the loop rather than stall
+        }
         session.attach(files)
     }
     /// The chat's file transfers, when attached (for what they show: offers, progress).
