@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "STUN", "Wire", "TestSupport", "Runtime"]),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal", "ChatClient", "TestSupport"]),
         .testTarget(name: "ChatSessionTests", dependencies: [
-            "ChatClient", "SignalingServer", "Signaling", "HTTP1", "PeerConnection", "ICE", "PAKE", "TestSupport",
+            "ChatClient", "SignalingServer", "Signaling", "HTTP1", "PeerConnection", "ICE", "PAKE", "FileTransfer", "SCTP", "TestSupport",
         ]),
         .testTarget(name: "PeerConnectionTests", dependencies: ["PeerConnection", "ICE", "STUN", "DTLS", "TestSupport"]),
         .testTarget(name: "FileTransferTests", dependencies: ["FileTransfer", "Wire", "TestSupport"]),

@@ -1,4 +1,5 @@
 import DTLS
+import FileTransfer
 import Glibc
 import PAKE
 import ICE
@@ -7,10 +8,13 @@ import Runtime
 import Signaling
 
 /// Runs a `ChatSession` on the event loop: feeds it REST replies, signaling
-/// events, peer-connection events, typed lines and the time, and does what
-/// it asks (requests, the signaling socket, peer connections on UDP sockets,
-/// events for the printer, the exit). All decisions are the session's; this
-/// is only the I/O around it.
+/// events, typed lines, the user's file requests and the time, tells it when
+/// a connection's sockets had news, and does what it asks (requests, the
+/// signaling socket, peer connections on UDP sockets, events for the
+/// printer, the exit). All decisions are the session's; this is only the
+/// I/O around it. Every input only hands the session its news and asks the
+/// loop for a turn (`wake`): the session's actions are done in one flat
+/// loop (`process`), never from inside another callback.
 public final class ChatManager {
     public typealias Mode = SessionMode
     public typealias SessionUpdate = ChatClient.SessionUpdate
@@ -27,7 +31,8 @@ public final class ChatManager {
     private var stopped = false
     var timer: Timer?
     var networkWatcher: NetworkWatcher?
-    var processing = false
+    /// Wakes the loop from file transfers' reading threads (`attach`).
+    var waker: LoopWaker?
     /// Every signaling event, session action and peer event, for debugging.
     public var trace: ((String) -> Void)?
     /// The exit status, once the session finished.
@@ -40,8 +45,8 @@ public final class ChatManager {
     public var onFinish: ((Int32) -> Void)?
     /// Lifecycle changes worth saving (pending, accepted, closed).
     public var onSession: ((SessionUpdate) -> Void)?
-    /// File transfers on this chat's connections (`FileTransfers.attach`).
-    var files: FileTransfers?
+    /// What file transfers did, for the user.
+    public var onTransfer: ((FileTransfers.Update) -> Void)?
 
     public init(loop: EventLoop, connector: Connector, mode: Mode, options: ChatSession.Options? = nil,
                 onEvent: @escaping (ChatEvent) -> Void) {
@@ -56,83 +61,22 @@ public final class ChatManager {
             guard let self else { return }
             self.trace?("[signaling] \(event)")
             self.session.handleSignaling(event, now: self.loop.now.duration)
-            self.process()
+            self.wake()
         }
     }
 
     // MARK: Options before start
 
-    public var relayOnly: Bool {
-        get { session.options.relayOnly }
-        set { session.options.relayOnly = newValue }
-    }
-    public var extraICEServers: [ICEServerEntry] {
-        get { session.options.extraICEServers }
-        set { session.options.extraICEServers = newValue }
-    }
-    /// Shown once when pairing succeeded (saved-session hints, the unsaved note).
-    public var notice: String? {
-        get { session.options.notice }
-        set { session.options.notice = newValue }
-    }
-    /// The interactive chat stays after the peer left, until the user leaves.
-    public var staysAfterPeerLeft: Bool {
-        get { session.options.staysAfterPeerLeft }
-        set { session.options.staysAfterPeerLeft = newValue }
-    }
-    /// The secret part of the code (join, or a resumed creator's saved code).
-    public var codeSecret: CodeSecret? {
-        get { session.options.codeSecret }
-        set { session.options.codeSecret = newValue }
+    /// The session's options (`ChatSession.Options`), set before `start`.
+    public var options: ChatSession.Options {
+        get { session.options }
+        set { session.options = newValue }
     }
     /// The chat's DTLS certificate, one for all its connections (a resumed
     /// session's saved one); nil: a fresh one per connection.
     public var certificate: DTLSCertificate?
-    /// The peer's certificate the saved session pinned (ChatSession+Pinning).
-    public var pinnedPeer: PinnedPeer? {
-        get { session.options.pinnedPeer }
-        set { session.options.pinnedPeer = newValue }
-    }
-    public var pinsPeer: Bool {
-        get { session.options.pinsPeer }
-        set { session.options.pinsPeer = newValue }
-    }
-    /// The saved session's name (for the sentence that tells how to accept a new peer).
-    public var sessionName: String? {
-        get { session.options.sessionName }
-        set { session.options.sessionName = newValue }
-    }
-    /// Off on the LAN: no `stun:HOST:3478` guess when the server offers no STUN.
-    public var fallbackSTUN: Bool {
-        get { session.options.fallbackSTUN }
-        set { session.options.fallbackSTUN = newValue }
-    }
     /// On the LAN: link-local IPv6 host candidates too (see `NetworkInterfaces`).
     public var linkLocalCandidates = false
-    /// A peer the code did not prove: refused, asked about or accepted (ChatSession+Trust).
-    public var unprovenPolicy: UnprovenPolicy {
-        get { session.options.unproven }
-        set { session.options.unproven = newValue }
-    }
-    /// The code's digits for a mode that does not carry them (`receive CODE` rejoining its saved room).
-    public var codeLocator: String? {
-        get { session.options.codeLocator }
-        set { session.options.codeLocator = newValue }
-    }
-    /// A peer back with a new certificate proves the code again (`send`).
-    public var reprovesByCode: Bool {
-        get { session.options.reprovesByCode }
-        set { session.options.reprovesByCode = newValue }
-    }
-    /// "You left the chat." when the user leaves (off for `send`/`receive`).
-    public var announcesLeave: Bool {
-        get { session.options.announcesLeave }
-        set { session.options.announcesLeave = newValue }
-    }
-    public var inviteServer: String? {
-        get { session.options.inviteServer }
-        set { session.options.inviteServer = newValue }
-    }
 
     // MARK: Running
 
@@ -153,21 +97,21 @@ public final class ChatManager {
 
     // MARK: Inputs
 
-    public func send(line: String) { session.send(line: line, now: now); process() }
-    public func endOfInput() { session.endOfInput(now: now); process() }
-    public func quit() { session.quit(now: now); process() }
-    public func leaveNow() { session.leaveNow(now: now); process() }
+    public func send(line: String) { session.send(line: line, now: now); wake() }
+    public func endOfInput() { session.endOfInput(now: now); wake() }
+    public func quit() { session.quit(now: now); wake() }
+    public func leaveNow() { session.leaveNow(now: now); wake() }
 
     /// SIGINT (130) or SIGTERM (143).
     public func interrupt(signal: Int32 = 2) {
         session.interrupt(status: 128 + signal, now: now)
-        process()
+        wake()
     }
 
     @discardableResult
     public func sendControl(_ message: ControlMessage) -> Bool {
         let sent = session.sendControl(message)
-        process()
+        wake()
         return sent
     }
 
@@ -175,39 +119,74 @@ public final class ChatManager {
     @discardableResult
     public func peerVerifiedByWords(sas: String) -> Bool {
         let verified = session.peerVerifiedByWords(sas: sas)
-        process()
+        wake()
         return verified
     }
+
+    // MARK: File transfers
+
+    /// Runs `files` on this chat's connections (`/send`, `send`, `receive`).
+    /// Their reading threads wake the loop when they read on after the
+    /// session found nothing to send (the loop never waits for a disk).
+    public func attach(_ files: FileTransfers) {
+        if waker == nil { waker = try? LoopWaker(loop: loop) { [weak self] in self?.wake() } }
+        if let signal = waker?.signal {
+            files.wake = { signal() }
+        } else {
+            files.readsAhead = false   // no pipe for the wake (out of descriptors): read on the loop rather than stall
+        }
+        session.attach(files)
+    }
+    /// The chat's file transfers, when attached (for what they show: offers, progress).
+    public var files: FileTransfers? { session.transfers }
+
+    /// Offers `source` to the peer (now, or once connected).
+    public func sendFile(_ source: TransferSource, skipped: [String] = []) {
+        session.handle(.send(source, skipped: skipped), now: now)
+        wake()
+    }
+    public func acceptFile(_ id: Int) { session.handle(.accept(id: id), now: now); wake() }
+    public func declineFile(_ id: Int, reason: String = "declined") { session.handle(.decline(id: id, reason: reason), now: now); wake() }
+    /// Stops a transfer (either direction) and tells the peer.
+    public func cancelFile(_ id: Int, reason: String = "cancelled") { session.handle(.cancel(id: id, reason: reason), now: now); wake() }
 
     // MARK: State for the user
 
     public static var maxMessageBytes: Int { ChatSession.maxMessageBytes }
     public var phase: ChatPhase { session.phase }
-    /// The current peer connection, for `/status` and `/verify`.
-    public var connection: PeerConnection? { session.connection as? PeerConnection }
+    /// The selected candidate pair of the current connection (`/status`).
+    public var selectedPair: ICEPair? { session.connection?.selectedPair }
     public var undeliveredMessages: Int { session.undeliveredMessages }
     /// Messages and bytes each way over the whole session (all connections).
     public var counters: ChatCounters { session.counters }
 
     // MARK: Actions
 
-    /// Does what the session asks until it asks nothing more, then arms the
-    /// timer for its next deadline.
+    /// The session has news (an input was handed to it): its actions are
+    /// done on the loop's next turn, from the top, so no callback ever runs
+    /// inside another's processing.
+    func wake() {
+        loop.execute { [weak self] in self?.process() }
+    }
+
+    /// Does what the session asks until it asks nothing more: its actions,
+    /// then what it handed the connections (SDP, candidates, messages, acks,
+    /// file data) goes out, then the connections' events and progress go
+    /// back to it; at most `maxRounds` times (a file transfer refills the
+    /// send buffer each round). Then the timer is armed for its next deadline.
     func process() {
-        guard !processing else { return }
-        processing = true
-        defer { processing = false }
+        var rounds = 0
         repeat {
             while let action = session.pollAction() {
                 trace?("[session] \(action)")
                 perform(action)
             }
-            // What the session handed the connections (SDP, candidates,
-            // messages, acks) goes out now; their events come back in here.
-            for link in links.values { link.pump() }
-        } while session.hasActions
+            for link in links.values { link.flush() }
+            rounds += 1
+        } while status == nil && session.handlePeerActivity(now: now) && rounds < Self.maxRounds
         timer?.cancel()
         timer = nil
+        if status == nil, session.hasActions { wake() }   // the last round's, after `maxRounds`
         if status == nil, let due = session.pollTimeout() {
             timer = loop.schedule(at: Instant(due)) { [weak self] in
                 guard let self else { return }
@@ -217,13 +196,15 @@ public final class ChatManager {
         }
     }
 
+    static let maxRounds = 64
+
     private func perform(_ action: SessionAction) {
         switch action {
         case .http(let id, let request, let timeout):
             http.send(request, timeout: timeout) { [weak self] result in
                 guard let self else { return }
                 self.session.handleReply(id, result, now: self.now)
-                self.process()
+                self.wake()
             }
         case .closeHTTP:
             http.close()
@@ -236,7 +217,7 @@ public final class ChatManager {
                 signaling.leave { [weak self] in
                     guard let self else { return }
                     self.session.signalingLeft(now: self.now)
-                    self.process()
+                    self.wake()
                 }
             }
         case .createPeer(let request, let isOfferer, let entries):
@@ -254,12 +235,10 @@ public final class ChatManager {
         case .event(let event):
             // The ack for a message leaves before the message reaches the
             // screen: killed right after showing it, we are not sent it again.
-            if case .message = event { for link in links.values { link.pump() } }
+            if case .message = event { for link in links.values { link.flush() } }
             onEvent(event)
-            // The gate opened: file transfers held back until now may start.
-            if case .connected = event { files?.service() }
-            // Nothing more can move: transfers under way failed (and leave the prompt).
-            if case .peerLeft = event { files?.peerLeft() }
+        case .transfer(let update):
+            onTransfer?(update)
         case .session(let update):
             onSession?(update)
         case .finish(let code):
@@ -272,33 +251,22 @@ public final class ChatManager {
         ResolvedICEServers.resolve(entries, loop: loop) { [weak self] servers in
             guard let self, self.status == nil else { return }
             self.createPeer(request: request, isOfferer: isOfferer, servers: servers)
-            self.process()
+            self.wake()
         }
     }
 
     private func createPeer(request: Int, isOfferer: Bool, servers: ResolvedICEServers) {
-        if relayOnly && servers.turn.isEmpty {
+        if options.relayOnly && servers.turn.isEmpty {
             session.peerCreationFailed(.noTURN(.unresolvable), now: now)
             return
         }
         do {
             let link = try PeerLink(loop: loop, isOfferer: isOfferer, interfaces: localAddresses(), stunServers: servers.stun,
-                                    turnServers: servers.turn, relayOnly: relayOnly, caFile: http.caFile, hardNATProbing: hardNATProbing,
+                                    turnServers: servers.turn, relayOnly: options.relayOnly, caFile: http.caFile, hardNATProbing: hardNATProbing,
                                     portMapping: portMapping,
                                     certificate: certificate)
             let transport = link.connection
-            link.onEvent = { [weak self, weak transport] event in
-                guard let self, let transport else { return }
-                self.trace?("[peer] \(event)")
-                self.session.handlePeer(event, from: transport, now: self.now)
-                self.process()
-            }
-            link.onProgress = { [weak self, weak transport] in
-                guard let self, let transport else { return }
-                self.session.peerProgressed(transport, now: self.now)
-                self.process()
-                self.files?.service()
-            }
+            link.onActivity = { [weak self] in self?.wake() }
             links[ObjectIdentifier(transport)] = link
             session.peerCreated(transport, request: request, now: now)
         } catch {
@@ -311,6 +279,7 @@ public final class ChatManager {
         status = code
         timer?.cancel()
         networkWatcher?.close()
+        waker?.close()
         for link in links.values { link.shutDown() }
         links = [:]
         http.close()

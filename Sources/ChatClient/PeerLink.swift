@@ -5,10 +5,12 @@ import PeerConnection
 import Runtime
 import STUN
 
-/// Runs a `PeerConnection` on the event loop: one UDP socket per local
-/// address (kept in step with the machine's addresses by
-/// `networkChanged(to:)`), the connection's timer, and its events handed
-/// to the chat.
+/// The I/O of one `PeerConnection` on the event loop: one UDP socket per
+/// local address (kept in step with the machine's addresses by
+/// `networkChanged(to:)`), TURN streams, the connection's timer. It feeds
+/// the connection what arrives and sends what it transmits; its events are
+/// the session's (`ChatSession.handlePeerActivity`), never polled here
+/// except to discard them once the link is closing.
 public final class PeerLink {
     public let connection: PeerConnection
     let loop: EventLoop
@@ -20,9 +22,9 @@ public final class PeerLink {
     /// Set while a graceful close runs: called once the sockets are closed.
     private var whenClosed: (() -> Void)?
     private var closeDeadline: Timer?
-    public var onEvent: ((PeerConnectionEvent) -> Void)?
-    /// After every pump: data moved, acknowledgements may have arrived.
-    public var onProgress: (() -> Void)?
+    /// Something arrived or a timer ran: the connection has news for the
+    /// session (called from the loop's callbacks, never from `flush`).
+    public var onActivity: (() -> Void)?
     /// Asks the gateway to map the ICE port (PeerLink+PortMapping).
     var portMapper: PortMapperLink?
 
@@ -86,16 +88,24 @@ public final class PeerLink {
         socket.onDatagramsRead = { [weak self] in self?.pump() }
     }
 
-    /// Call after anything was handed to the connection (SDP, candidates, sends).
-    public func pump() {
+    /// After input from the network or a timer: flushed, then the session hears of it.
+    func pump() {
+        flush()
+        if !closed { onActivity?() }
+    }
+
+    /// Runs the connection's due timers and sends what it has to send;
+    /// the driver calls it after the session handed the connection anything.
+    public func flush() {
         guard !closed else { return }
         let now = loop.now.duration
         if let due = connection.pollTimeout(), due <= now { connection.handleTimeout(now: now) }
         serviceProbeSockets()
         sendTransmits()
-        while let event = connection.pollEvent() {
-            onEvent?(event)
-            if closed { return }
+        if whenClosed != nil {
+            // No longer the session's: what it says goes nowhere.
+            while connection.pollEvent() != nil {}
+            while connection.pollChannelEvent() != nil {}
         }
         if whenClosed != nil, connection.isShutDown {
             finishClosing()
@@ -114,7 +124,6 @@ public final class PeerLink {
         } else {
             timer?.cancel()
         }
-        onProgress?()
     }
 
     /// UDP datagrams from their base's socket (a link-local destination in
@@ -150,11 +159,10 @@ public final class PeerLink {
         portMapper?.release()
         connection.close()
         let graceful = !connection.isShutDown
-        onEvent = nil
-        onProgress = nil
+        onActivity = nil
         // Kept alive until then: the relays are deleted when it closes.
         closeDeadline = loop.schedule(after: graceful ? grace : delay) { self.finishClosing() }
-        pump()
+        flush()
     }
 
     private func finishClosing() {

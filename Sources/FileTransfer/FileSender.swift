@@ -37,14 +37,25 @@ public final class FileSender {
     /// Whether files are read (and hashed) ahead on a thread of their own.
     let readsAhead: Bool
     var readAhead: ReadAhead?
+    /// Called from the reading thread when data the caller found missing is there.
+    let wake: @Sendable () -> Void
 
     /// `readAhead`: read and hash a file's data on a thread of its own
-    /// (`ReadAhead`), for sources that can seek; else on the caller's.
-    public init(source: TransferSource, chunkSize: Int = TransferMessage.maxChunkSize, readAhead: Bool = false) {
+    /// (`ReadAhead`), for sources that can seek; else on the caller's. Then
+    /// `pollMessage` never waits for the disk: it answers nil until the
+    /// thread has read on, and the thread calls `wake` (from its own
+    /// thread) when it has.
+    public init(source: TransferSource, chunkSize: Int = TransferMessage.maxChunkSize, readAhead: Bool = false,
+                wake: @escaping @Sendable () -> Void = {}) {
         self.source = source
         self.chunkSize = max(1, min(chunkSize, TransferMessage.maxChunkSize))
         readsAhead = readAhead && source.canSeek
+        self.wake = wake
     }
+
+    /// The last `pollMessage` found the reading thread behind: `wake` follows
+    /// (or came already), then `pollMessage` has more.
+    public private(set) var isWaitingForDisk = false
 
     deinit { readAhead?.close() }
 
@@ -117,6 +128,7 @@ public final class FileSender {
     /// The next message to send, or nil until more input arrives. DATA
     /// chunks are read from the source here, one per call.
     public func pollMessage() -> [UInt8]? {
+        isWaitingForDisk = false
         if let message = outbox.popFirst() { return message }
         switch state {
         case .nextEntry: sendNextEntry()
@@ -178,7 +190,8 @@ public final class FileSender {
         if readsAhead {
             let entry = source.entries[entryIndex]
             readAhead = ReadAhead(source: source, entry: entryIndex, offset: start,
-                                  size: entry.size == TransferMessage.unknownSize ? nil : entry.size, chunkSize: chunkSize, hasher: hasher)
+                                  size: entry.size == TransferMessage.unknownSize ? nil : entry.size, chunkSize: chunkSize, hasher: hasher,
+                                  wake: wake)
         }
     }
 
@@ -186,7 +199,11 @@ public final class FileSender {
         let entry = source.entries[entryIndex]
         let known = entry.size != TransferMessage.unknownSize
         if let readAhead {
-            switch readAhead.next() {
+            guard let output = readAhead.poll() else {
+                isWaitingForDisk = true   // the disk has not caught up: `wake` follows
+                return nil
+            }
+            switch output {
             case .chunk(let message, let n):
                 offset += UInt64(n)
                 bytesSent += UInt64(n)

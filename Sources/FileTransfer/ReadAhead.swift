@@ -6,8 +6,10 @@ import Wire
 /// thread reads from `offset` to the entry's end (its size when known, else
 /// the end of the stream), at most `limit` bytes ahead, and stops at the end,
 /// on a read error, or at `close`; `close` returns once it has stopped
-/// touching the source. `hasher` is only read by the loop after `next`
-/// returned `.end`.
+/// touching the source. `hasher` is only read by the loop after `poll`
+/// returned `.end`. The loop never waits for the disk: `poll` answers nil
+/// while nothing is read yet, and the thread calls `wake` once it has
+/// something for a loop that found nothing.
 final class ReadAhead: @unchecked Sendable {
     // @unchecked: every var is used with `monitor` locked; `source` and
     // `hasher` only by the thread until it has finished (`running` false).
@@ -30,8 +32,13 @@ final class ReadAhead: @unchecked Sendable {
     var queued = 0
     var closed = false
     var running = true
+    /// The loop found nothing (`poll` answered nil): the next output wakes it.
+    var wanted = false
+    let wake: @Sendable () -> Void
 
-    init(source: TransferSource, entry: Int, offset: UInt64, size: UInt64?, chunkSize: Int, hasher: SHA256, limit: Int = 8 << 20) {
+    init(source: TransferSource, entry: Int, offset: UInt64, size: UInt64?, chunkSize: Int, hasher: SHA256, limit: Int = 8 << 20,
+         wake: @escaping @Sendable () -> Void) {
+        self.wake = wake
         self.source = source
         self.entry = entry
         self.size = size
@@ -46,14 +53,20 @@ final class ReadAhead: @unchecked Sendable {
 
     deinit { close() }
 
-    /// On the loop: the next output, waiting for the thread if it has none yet.
-    func next() -> Output {
+    /// On the loop: the next output, or nil when the thread has none yet
+    /// (it calls `wake` when it has).
+    func poll() -> Output? {
         monitor.lock()
-        while outputs.isEmpty && running { monitor.wait() }
-        let output = outputs.popFirst() ?? .end
+        defer { monitor.unlock() }
+        guard let output = outputs.popFirst() else {
+            if running {
+                wanted = true
+                return nil
+            }
+            return .end
+        }
         if case .chunk(let message, _) = output { queued -= message.count }
         monitor.broadcast()
-        monitor.unlock()
         return output
     }
 
@@ -82,14 +95,20 @@ final class ReadAhead: @unchecked Sendable {
                 queued += message.count
                 offset += UInt64(n)
             }
+            let waking = wanted
+            wanted = false
             monitor.broadcast()
             monitor.unlock()
+            if waking { wake() }
             guard case .chunk = output else { break }
         }
         monitor.lock()
         running = false
+        let waking = wanted
+        wanted = false
         monitor.broadcast()
         monitor.unlock()
+        if waking { wake() }
     }
 
     func read(at offset: UInt64) -> Output {

@@ -110,34 +110,34 @@ enum ChatCommand {
         let manager = ChatManager(loop: loop, connector: connector, mode: mode, onEvent: onEvent)
         if environment("CHATCLI_DEBUG_SESSION") != nil { manager.trace = { Output.write($0 + "\n", to: 2) } }
         manager.certificate = certificate
-        manager.pinnedPeer = identity.pinnedPeer
-        manager.pinsPeer = identity.pinsPeer
+        manager.options.pinnedPeer = identity.pinnedPeer
+        manager.options.pinsPeer = identity.pinsPeer
         saving.attach(to: manager, caFile: args.value("ca-file"), loop: loop)
-        manager.extraICEServers = iceServers
-        manager.codeSecret = secret
-        manager.relayOnly = args.has("relay-only")
+        manager.options.extraICEServers = iceServers
+        manager.options.codeSecret = secret
+        manager.options.relayOnly = args.has("relay-only")
         manager.hardNATProbing = args.has("hard-nat-probing")
         manager.portMapping = portMappingWanted(args)
-        if server.description != Commands.defaultServer { manager.inviteServer = server.description }
+        if server.description != Commands.defaultServer { manager.options.inviteServer = server.description }
         printer.inviteBase = args.has("lan") ? nil : server.description   // a LAN chat's endpoint is this machine's loopback
         printer.qrCodes = EventPrinter.wantsQRCodes(json: args.has("json"))
         printer.colors = ChatStyle.colorsWanted(isTerminal: printer.qrCodes,
                                                 environment: ["NO_COLOR", "TERM"].reduce(into: [:]) { $0[$1] = environment($1) })
         // The trust gate (ChatSession+Trust): a person is asked, a script must have said so in advance.
-        manager.unprovenPolicy = args.has("accept-unproven") || args.has("accept-new-peer") ? .accept
+        manager.options.unproven = args.has("accept-unproven") || args.has("accept-new-peer") ? .accept
             : InteractiveChat.wanted(json: args.has("json")) ? .ask : .refuse
         configure?(manager)
         let files = fileTransfers(args, manager: manager)
         if InteractiveChat.wanted(json: args.has("json")) {
-            manager.staysAfterPeerLeft = true
+            manager.options.staysAfterPeerLeft = true
             return runInteractive(loop: loop, manager: manager, printer: printer, files: files, saving: saving)
         }
         let transferPrinter = TransferPrinter(jsonMode: args.has("json"))
-        files.onUpdate = { update in
+        manager.onTransfer = { [unowned manager] update in
             transferPrinter.print(update)
             // A script cannot type /accept: without --auto-accept, offers are declined.
             if case .offered(let id, _) = update, files.pendingOffers.contains(id) {
-                files.decline(id, reason: "the peer runs a script without --auto-accept")
+                manager.declineFile(id, reason: "the peer runs a script without --auto-accept")
             }
         }
         do {
@@ -190,7 +190,7 @@ enum ChatCommand {
         let directory = args.value("auto-accept")
         let files = FileTransfers { _ in WriteBehindSink(DiskSink(directory: directory ?? ".")) }
         files.autoAccept = directory != nil
-        files.attach(to: manager)
+        manager.attach(files)
         return files
     }
 

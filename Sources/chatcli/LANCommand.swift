@@ -71,9 +71,9 @@ enum LANCommand {
         let advertiser = LANAdvertiser(driver: mdns, name: args.value("name") ?? "chat", port: port)
         return ChatCommand.chat(mode: .create(expiresIn: expiresIn), server: server, printer: printer, args: args,
                                 iceServers: iceServers, saving: unsaved, identity: ChatCommand.ChatIdentity(), on: loop) { manager in
-            manager.fallbackSTUN = false
+            manager.options.fallbackSTUN = false
             manager.linkLocalCandidates = true
-            manager.inviteServer = ChatEvent.lanInvite
+            manager.options.inviteServer = ChatEvent.lanInvite
             let saved = manager.onSession
             manager.onSession = { update in
                 saved?(update)
@@ -131,7 +131,7 @@ enum LANCommand {
             return ChatCommand.chat(mode: .join(code: code), server: server, printer: printer, args: args,
                                     iceServers: iceServers, saving: unsaved, identity: ChatCommand.ChatIdentity(),
                                     secret: pairing.secret, on: loop) { manager in
-                manager.fallbackSTUN = false
+                manager.options.fallbackSTUN = false
                 manager.linkLocalCandidates = true
             }
         case .failed(let error):

@@ -16,7 +16,7 @@ final class OfferQuestion {
 
     func ask(_ id: Int) {
         guard isatty(0) == 1, let manager = loop else {
-            files.decline(id, reason: "not accepted: the receiver runs without --yes and without a terminal to ask")
+            loop?.declineFile(id, reason: "not accepted: the receiver runs without --yes and without a terminal to ask")
             Output.write("chatcli: declined (no terminal to ask; pass --yes to accept offers)\n", to: 2)
             return
         }
@@ -52,7 +52,7 @@ final class OfferQuestion {
         if n <= 0 {
             watch?.cancel()
             watch = nil
-            for id in queue { files.decline(id, reason: "declined") }
+            for id in queue { loop?.declineFile(id, reason: "declined") }
             queue = []
             return
         }
@@ -60,7 +60,7 @@ final class OfferQuestion {
         let answer = String(decoding: buffer, as: UTF8.self).trimmingCharacters(in: " \t\r").lowercased()
         buffer = []
         queue.removeFirst()
-        if answer == "y" || answer == "yes" { files.accept(id) } else { files.decline(id, reason: "declined") }
+        if answer == "y" || answer == "yes" { loop?.acceptFile(id) } else { loop?.declineFile(id, reason: "declined") }
         if queue.isEmpty {
             watch?.cancel()
             watch = nil

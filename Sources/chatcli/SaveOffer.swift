@@ -110,7 +110,7 @@ final class SaveOffer {
         updates = []
         for update in seen { manager.onSession?(update) }
         if let saved = recorder.name {
-            manager.notice = nil   // said here, not again when connected
+            manager.options.notice = nil   // said here, not again when connected
             chat?.notice("Saved as session \"\(saved)\"; if this chat is cut off, continue it with: chatcli resume \(saved)")
         }
     }

@@ -56,10 +56,10 @@ enum TransferCommand {
         var outcome = Outcome(expected: sources.count)
         var ending = TransferEnding(isSender: true)
         return run(mode: .create(expiresIn: seconds), args: args, eventsFD: 1, files: files, outcome: &outcome, ending: &ending) { manager in
-            for (source, skipped) in sources { files.send(source, skipped: skipped) }
+            for (source, skipped) in sources { manager.sendFile(source, skipped: skipped) }
         } onUpdate: { update, manager in
             switch update {
-            case .offered(let id, _): files.decline(id, reason: "this peer only sends")
+            case .offered(let id, _): manager.declineFile(id, reason: "this peer only sends")
             default: break
             }
         }
@@ -92,8 +92,8 @@ enum TransferCommand {
         let status = run(mode: mode, args: args, eventsFD: toStdout ? 2 : 1, files: files, outcome: &outcome, ending: &ending,
                          question: asker) { manager in
             asker.loop = manager
-            manager.codeSecret = pairing.secret   // the whole code: the PAKE proves the sender
-            manager.codeLocator = code
+            manager.options.codeSecret = pairing.secret   // the whole code: the PAKE proves the sender
+            manager.options.codeLocator = code
             if saved != nil {
                 // Back in the saved room: a sender still waiting renegotiates at once; one
                 // that has gone leaves the room empty, and waiting there would be forever.
@@ -182,24 +182,25 @@ enum TransferCommand {
             }
         }
         let manager = ChatManager(loop: loop, connector: connector, mode: mode, onEvent: printer.emit)
-        manager.extraICEServers = iceServers
+        manager.options.extraICEServers = iceServers
         // One certificate for every connection of this process: a connection
         // rebuilt after the server restarted shows the certificate the code
         // proved, so the peer that typed the code goes on instead of failing.
         manager.certificate = certificate
-        manager.relayOnly = args.has("relay-only")
-        manager.unprovenPolicy = args.has("accept-unproven") ? .accept : .refuse
-        if ChatCommand.environment("CHATCLI_DEBUG_SESSION") != nil { manager.trace = { Output.write($0 + "\n", to: 2) } }
+        manager.options.relayOnly = args.has("relay-only")
+        manager.options.unproven = args.has("accept-unproven") ? .accept : .refuse
+        if ChatCommand.environment("CHATCLI_DEBUG_SESSION") != nil { manager.trace = { Output.write($0 + "
+", to: 2) } }
         // A receiver killed mid-transfer comes back as a new process (`receive CODE`
         // again, ReceiveResume) with a new certificate: the code proves it again.
         // Nothing is saved for a transfer, so nothing is pinned either.
-        manager.reprovesByCode = isSender
-        manager.pinsPeer = false
-        manager.announcesLeave = false
-        if server.description != Commands.defaultServer { manager.inviteServer = server.description }
-        files.attach(to: manager)
+        manager.options.reprovesByCode = isSender
+        manager.options.pinsPeer = false
+        manager.options.announcesLeave = false
+        if server.description != Commands.defaultServer { manager.options.inviteServer = server.description }
+        manager.attach(files)
         var result = outcome
-        files.onUpdate = { update in
+        manager.onTransfer = { [unowned manager] update in
             switch update {
             case .offered, .sending: said.offers += 1
             case .accepted: said.accepted += 1

@@ -16,6 +16,7 @@ final class Client {
     /// Its DTLS certificate: a resumed session's is the crashed process's (saved in the store).
     let certificate: String
     var events: [ChatEvent] = []
+    var transfers: [FileTransfers.Update] = []
     var updates: [SessionUpdate] = []
     var status: Int32?
     var peers: [FakePeer] = []
@@ -57,6 +58,12 @@ final class Client {
     func endOfInput() { session.endOfInput(now: world.now); process() }
     func leaveNow() { session.leaveNow(now: world.now); process() }
     func interrupt(_ status: Int32) { session.interrupt(status: status, now: world.now); process() }
+    /// `/send`, `/accept`, `/decline`, `/cancel`.
+    func files(_ request: ChatSession.TransferRequest) {
+        guard !crashed else { return }
+        session.handle(request, now: world.now)
+        process()
+    }
 
     func reply(_ id: Int, _ result: Result<HTTPResponse, ClientError>) {
         guard !crashed else { return }
@@ -70,15 +77,17 @@ final class Client {
         process()
     }
 
+    /// The connection queues the event; the session polls it (only from its current connection).
     func deliver(_ event: PeerConnectionEvent, to peer: FakePeer) {
         guard !crashed else { return }
-        session.handlePeer(event, from: peer, now: world.now)
+        peer.events.append(event)
+        session.handlePeerActivity(now: world.now)
         process()
     }
 
     func progressed(_ peer: FakePeer) {
         guard !crashed else { return }
-        session.peerProgressed(peer, now: world.now)
+        session.handlePeerActivity(now: world.now)
         process()
     }
 
@@ -130,6 +139,8 @@ final class Client {
             (transport as? FakePeer)?.closed = true
         case .event(let event):
             events.append(event)
+        case .transfer(let update):
+            transfers.append(update)
         case .session(let update):
             updates.append(update)
         case .finish(let code):

@@ -1,6 +1,7 @@
 @testable import ChatClient
 import ICE
 import PeerConnection
+import SCTP
 
 /// An in-memory stand-in for a WebRTC peer connection: SDP that names the
 /// process's "certificate", a link the `World` brings up once both sides
@@ -33,6 +34,14 @@ final class FakePeer: PeerTransport {
     /// Every `ctl` message sent (the PAKE's, `hello`, acks, names).
     var sentControl: [String] = []
     var restarts = 0
+    /// What the world delivered, until the session polls it.
+    var events: [PeerConnectionEvent] = []
+    var routesChannels = false
+    var channelEvents: [DataChannelEvent] = []
+    var openChannels: Set<UInt16> = []
+    lazy var nextChannel: UInt16 = isOfferer ? 2 : 3
+    /// File bytes sent and not yet delivered (SCTP's send buffer).
+    var bufferedAmount = 0
 
     init(world: World, owner: String, certificate: String, association: Int, isOfferer: Bool, speaksControl: Bool) {
         self.world = world
@@ -88,6 +97,46 @@ final class FakePeer: PeerTransport {
     }
 
     func addRemoteCandidate(_ candidate: String?) {}
+
+    func pollEvent() -> PeerConnectionEvent? { events.isEmpty ? nil : events.removeFirst() }
+    var selectedPair: ICEPair? { nil }
+
+    // File transfers' channels: ordered and reliable on the world's streams,
+    // beside `chat` and `ctl`; the offerer's ids are even, the answerer's odd.
+
+    func openChannel(label: String, protocolName: String) throws(PeerConnectionError) -> UInt16 {
+        guard isOpen, !closed else { throw .notConnected }
+        let id = nextChannel
+        nextChannel += 2
+        openChannels.insert(id)
+        world.transmit(from: self, channel: .channelOpen(id: id, label: label))
+        return id
+    }
+
+    func pollChannelEvent() -> DataChannelEvent? { channelEvents.isEmpty ? nil : channelEvents.removeFirst() }
+
+    func send(binary: [UInt8], on channel: UInt16) throws(PeerConnectionError) {
+        guard isOpen, !closed, openChannels.contains(channel) else { throw .channelNotOpen(label: "file") }
+        bufferedAmount += binary.count
+        world.transmit(from: self, channel: .message(channelID: channel, .binary(binary)), size: binary.count)
+    }
+
+    func closeChannel(_ channel: UInt16) {
+        guard openChannels.remove(channel) != nil, isOpen, !closed else { return }
+        world.transmit(from: self, channel: .channelClosed(id: channel))
+    }
+
+    func flushChannels() {}
+
+    /// A channel event from the other side: kept for the session if it routes them.
+    func arrived(_ event: DataChannelEvent) {
+        switch event {
+        case .channelOpen(let id, _): openChannels.insert(id)
+        case .channelClosed(let id): openChannels.remove(id)
+        default: break
+        }
+        if routesChannels { channelEvents.append(event) }
+    }
 
     func send(text: String) throws(PeerConnectionError) {
         guard isOpen, !closed else { throw .channelNotOpen(label: "chat") }

@@ -2,6 +2,7 @@
 import HTTP1
 import PAKE
 import PeerConnection
+import SCTP
 import Signaling
 import SignalingServer
 import TestSupport
@@ -302,6 +303,8 @@ final class World {
             }
             for (peer, event) in stalled where !peer.dead { transmit(from: peer, event) }
             stalled = []
+            for (peer, event, size) in stalledChannels where !peer.dead { transmit(from: peer, channel: event, size: size) }
+            stalledChannels = []
         }
     }
 
@@ -327,6 +330,22 @@ final class World {
             other.owner(in: self)?.deliver(event, to: other)
         }
     }
+
+    /// A file channel's event, on the same ordered stream as the chat's
+    /// (`size`: a message's bytes, counted in the sender's buffer until delivered).
+    func transmit(from peer: FakePeer, channel event: DataChannelEvent, size: Int = 0) {
+        guard let other = peer.other, !other.dead else { return }
+        if peer.pathDown || other.pathDown { stalledChannels.append((peer, event, size)); return }
+        channel(from: peer, to: other).send(counted: false) { [self] in
+            peer.bufferedAmount -= size
+            guard !other.closed else { return }
+            other.arrived(event)
+            other.owner(in: self)?.progressed(other)
+            peer.owner(in: self)?.progressed(peer)
+        }
+    }
+
+    var stalledChannels: [(FakePeer, DataChannelEvent, Int)] = []
 
     // MARK: The network
 

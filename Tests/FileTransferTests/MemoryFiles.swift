@@ -1,3 +1,4 @@
+import Dispatch
 @testable import FileTransfer
 
 /// An in-memory `TransferSource`: entries and their bytes.
@@ -98,8 +99,12 @@ struct TransferPair {
     var senderEvents: [FileSender.Event] = []
     var receiverEvents: [FileReceiver.Event] = []
 
+    /// Signalled by the sender's reading thread when it has read on (`FileSender.wake`).
+    let woken = DispatchSemaphore(value: 0)
+
     init(source: TransferSource, sink: TransferSink, chunkSize: Int = 1000, readAhead: Bool = false) {
-        sender = FileSender(source: source, chunkSize: chunkSize, readAhead: readAhead)
+        let woken = woken
+        sender = FileSender(source: source, chunkSize: chunkSize, readAhead: readAhead, wake: { woken.signal() })
         receiver = FileReceiver(sink: sink)
     }
 
@@ -125,6 +130,11 @@ struct TransferPair {
                 moved = true
             }
             while let e = sender.pollEvent() { senderEvents.append(e) }
+            // The sender never waits for its disk: it said so, and its thread's wake says when to ask again.
+            if !moved && messages < limit && sender.isWaitingForDisk {
+                woken.wait()
+                moved = true
+            }
         }
     }
 }

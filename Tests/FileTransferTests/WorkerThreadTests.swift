@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 @testable import FileTransfer
 
@@ -88,13 +89,62 @@ import Testing
     @Test func readAheadStaysWithinItsLimitAndStopsOnClose() {
         let source = MemorySource(file: "a", bytes: pattern(100_000))
         let hasher = SHA256()
-        let ahead = ReadAhead(source: source, entry: 0, offset: 0, size: 100_000, chunkSize: 1000, hasher: hasher, limit: 3000)
+        let woken = DispatchSemaphore(value: 0)
+        let ahead = ReadAhead(source: source, entry: 0, offset: 0, size: 100_000, chunkSize: 1000, hasher: hasher, limit: 3000,
+                              wake: { woken.signal() })
         for _ in 0..<2 {
-            guard case .chunk(let message, 1000) = ahead.next() else { Issue.record("no chunk"); return }
+            var output = ahead.poll()
+            while output == nil {
+                woken.wait()
+                output = ahead.poll()
+            }
+            guard case .chunk(let message, 1000)? = output else { Issue.record("no chunk"); return }
             #expect(message.count == 1001 && message[0] == TransferMessage.Tag.data.rawValue)
         }
         ahead.close()
         // Two taken and at most three (3,003 bytes) waiting: never the whole file.
         #expect(source.reads >= 2 && source.reads <= 5)
+    }
+}
+
+/// A disk that answers late: each read waits until the test lets one through.
+final class GatedSource: TransferSource {
+    let inner: MemorySource
+    let gate = DispatchSemaphore(value: 0)
+    init(_ inner: MemorySource) { self.inner = inner }
+    var offer: TransferOffer { inner.offer }
+    var entries: [TransferEntry] { inner.entries }
+    var canSeek: Bool { true }
+    func read(entry index: Int, offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(TransferError) -> Int {
+        gate.wait()
+        return try inner.read(entry: index, offset: offset, into: buffer)
+    }
+}
+
+@Suite struct SlowDiskTests {
+    /// The sender's loop never waits for its disk: with every read held
+    /// back, `pollMessage` answers at once that nothing is ready, and the
+    /// data follows the reading thread's wake once the disk answers.
+    @Test(.timeLimit(.minutes(1)))
+    func aSlowDiskNeverHoldsTheSendersLoop() {
+        let bytes = pattern(5000)
+        let source = GatedSource(MemorySource(file: "a", bytes: bytes))
+        let sink = MemorySink()
+        var pair = TransferPair(source: source, sink: sink, readAhead: true)
+        pair.sender.start()
+        // Offer, accept, entry, resume, start: none of it needs the disk.
+        var rounds = 0
+        while !pair.sender.isWaitingForDisk && rounds < 20 {
+            rounds += 1
+            while let m = pair.sender.pollMessage() { pair.receiver.handle(message: m) }
+            while let e = pair.receiver.pollEvent() { if case .offer = e { pair.receiver.accept() } }
+            while let m = pair.receiver.pollMessage() { pair.sender.handle(message: m) }
+        }
+        #expect(pair.sender.isWaitingForDisk)
+        #expect(pair.sender.pollMessage() == nil && pair.sender.isWaitingForDisk)
+        for _ in 0..<10 { source.gate.signal() }   // five reads of 1,000 bytes and the end, with room to spare
+        pair.run()
+        #expect(sink.finished["a"] == bytes)
+        #expect(pair.senderEvents.last == .finished(mismatches: 0))
     }
 }

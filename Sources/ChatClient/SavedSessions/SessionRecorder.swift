@@ -53,11 +53,11 @@ public final class SessionRecorder {
         // Shown like the chat's other notices: never into the prompt line.
         warn = { [weak manager] in manager?.onEvent(.notice($0)) }
         identity = manager.certificate.map { SessionRecord.Identity(certificate: $0.derBytes, privateKey: $0.privateKeyDER) }
-        manager.sessionName = name
+        manager.options.sessionName = name
         manager.onSession = { [weak self, weak manager] update in
             guard let self, let saved = self.record(update) else { return }
-            manager?.sessionName = saved
-            manager?.notice = "Saved as session \"\(saved)\"; if this chat is cut off, continue it with: chatcli resume \(saved)"
+            manager?.options.sessionName = saved
+            manager?.options.notice = "Saved as session \"\(saved)\"; if this chat is cut off, continue it with: chatcli resume \(saved)"
         }
         guard !queued.isEmpty else { return }
         Purger.purge(queued, caFile: caFile, loop: loop) { [weak self, store, credential, queued] outcomes in

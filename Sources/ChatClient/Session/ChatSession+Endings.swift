@@ -55,7 +55,7 @@ extension ChatSession {
         state = .finished
         timers.cancelAll()
         if let peer { actions.append(.shutDownPeer(peer)) }
-        peer = nil
+        leg = .idle
         actions.append(.closeHTTP)
         actions.append(.signaling(.stop))
         emit(.closed)

@@ -29,16 +29,20 @@ extension ChatSession {
             // offer (another certificate) replaces it there instead.
             actions.append(.shutDownPeer(peer))
             connectionEnded()
-            self.peer = nil
+            leg = .idle
         }
         closePeer()
         guard isInitiator else { return }   // the answerer waits for the offer
         requestPeer(isOfferer: true)
     }
 
-    func requestPeer(isOfferer: Bool) {
+    /// `offer`: the peer's, for the answerer to answer.
+    func requestPeer(isOfferer: Bool, offer: String? = nil) {
         peerRequests += 1
-        peerBeingCreated = peerRequests
+        // Candidates that came with no connection wait for this one; an answerer's come after its offer.
+        var waiting: [String?] = []
+        if case .none(let candidates) = leg, offer == nil { waiting = candidates }
+        leg = .requested(request: peerRequests, offer: offer, candidates: waiting)
         actions.append(.createPeer(request: peerRequests, isOfferer: isOfferer, iceServers: iceServers))
     }
 
@@ -46,27 +50,25 @@ extension ChatSession {
     /// request's, superseded meanwhile, is released).
     public func peerCreated(_ transport: any PeerTransport, request: Int, now: Duration) {
         advance(now)
-        guard request == peerBeingCreated, currentRoomID != nil else {
+        guard case .requested(request, let offer, let candidates) = leg, currentRoomID != nil else {
             actions.append(.shutDownPeer(transport))
             return
         }
-        peerBeingCreated = nil
-        peer = transport
+        leg = .made(LivePeer(transport: transport))
+        if transfers != nil { transport.routesChannels = true }
         if transport.isOfferer {
             actions.append(.signaling(.send(.offer(sdp: transport.createOffer()))))
             offerSentAt = now
-        } else if let offer = earlyOffer {
-            earlyOffer = nil
+        } else if let offer {
             answer(offer, on: transport)
         }
-        for candidate in earlyCandidates { transport.addRemoteCandidate(candidate) }
-        earlyCandidates = []
+        for candidate in candidates { transport.addRemoteCandidate(candidate) }
         afterInput()
     }
 
     public func peerCreationFailed(_ error: ClientError, now: Duration) {
         advance(now)
-        peerBeingCreated = nil
+        leg = .idle
         fail(error)
     }
 
@@ -81,9 +83,7 @@ extension ChatSession {
                 return
             }
             closePeer()
-            earlyOffer = sdp
-            earlyCandidates = []   // they belonged to the previous offer
-            requestPeer(isOfferer: false)
+            requestPeer(isOfferer: false, offer: sdp)   // candidates so far belonged to the previous offer
         case MessageType.webrtcAnswer:
             guard let sdp = payload["sdp"]?.stringValue, let peer else { return }
             offerSentAt = nil
@@ -98,10 +98,11 @@ extension ChatSession {
             }
         case MessageType.iceCandidate:
             guard let candidate = ICECandidatePayload(json: payload) else { return }
-            if let peer, peerBeingCreated == nil {
-                peer.addRemoteCandidate(candidate.candidate)
-            } else {
-                earlyCandidates.append(candidate.candidate)
+            switch leg {
+            case .made(let live): live.transport.addRemoteCandidate(candidate.candidate)
+            case .requested(let request, let offer, let candidates):
+                leg = .requested(request: request, offer: offer, candidates: candidates + [candidate.candidate])
+            case .none(let candidates): leg = .none(candidates: candidates + [candidate.candidate])
             }
         default:
             break   // key_exchange, chat_*: nothing we need
@@ -136,7 +137,7 @@ extension ChatSession {
         guard let peer else { return }
         actions.append(.closePeer(peer, grace: closeGrace))
         connectionEnded()
-        self.peer = nil
+        leg = .idle
     }
 
     /// How long a graceful close may wait for the peer's goodbye: after a
@@ -156,14 +157,14 @@ extension ChatSession {
         peerSpeaksDelivery = false
         timers.cancel(.holdRelease)
         codeConnectionEnded()
+        transfersConnectionEnded()
     }
 
     // MARK: Peer events
 
-    /// An event of `transport` (events of a connection already replaced are ignored).
-    public func handlePeer(_ event: PeerConnectionEvent, from transport: any PeerTransport, now: Duration) {
-        advance(now)
-        guard let peer, peer === transport else { return }
+    /// An event of the current connection (`handlePeerActivity` polls them;
+    /// a connection already replaced is never polled again).
+    func handlePeer(_ event: PeerConnectionEvent) {
         switch event {
         case .localCandidate(let candidate):
             actions.append(.signaling(.send(ICECandidatePayload(candidate: candidate).message)))
@@ -201,13 +202,6 @@ extension ChatSession {
         case .failed(let error):
             fail(.peerConnectionFailed(error))
         }
-        afterInput()
-    }
-
-    /// The connection moved data (acks included): delivery may have progressed.
-    public func peerProgressed(_ transport: any PeerTransport, now: Duration) {
-        advance(now)
-        guard let peer, peer === transport else { return }
         afterInput()
     }
 

@@ -50,7 +50,7 @@ extension ChatSession {
             // initiator starts a fresh one (the peer may be a new process).
             actions.append(.shutDownPeer(peer))
             connectionEnded()
-            self.peer = nil
+            leg = .idle
             requestPeer(isOfferer: true)
         }
     }

@@ -103,6 +103,8 @@ extension ChatSession {
         }
         presence = .left
         emit(.peerLeft)
+        // Nothing more can move: transfers under way failed (and leave the prompt).
+        transfersPeerLeft()
         closeSession()
         if !outbox.isEmpty { emit(.undelivered(outbox.undelivered)) }
         guard options.staysAfterPeerLeft, !inputEnded else {

@@ -110,19 +110,11 @@ public final class ChatSession {
     var serverLost = false
     var sessionClosed = false
 
-    // The peer connection.
-    var peer: (any PeerTransport)?
-    /// The connection asked of the driver (`createPeer`) and not made yet:
-    /// its request number (an answer to an older one is stale).
-    var peerBeingCreated: Int?
+    // The peer connection (PeerLeg: the connection and what belongs to it, in one value).
+    var leg = PeerLeg.idle
     var peerRequests = 0
     /// The room's initiator role, from the last `room_ready`.
     var isRoomInitiator = false
-    /// When our offer (fresh or an ICE restart) went out and no answer has
-    /// come yet: the signaling state "have-local-offer", for offer glare.
-    var offerSentAt: Duration?
-    var earlyCandidates: [String?] = []
-    var earlyOffer: String?
     var pathDownSince: Duration?
     var restartBackoff = Backoff(base: .seconds(1), cap: .seconds(15))
     /// The last word from the peer while connecting, and the deadline once it was told it is not answering (ChatSession+Silence).
@@ -132,14 +124,14 @@ public final class ChatSession {
     // Delivery.
     public internal(set) var outbox: Outbox
     var inbox = Inbox()
-    /// Our `hello` for the current connection, until `ctl` is open to take it.
-    var pendingHello: DeliveryMessage?
-    /// The peer sent its `hello` on the current connection (it acks on `ctl`).
-    var peerSpeaksDelivery = false
     var inputEnded = false
     public internal(set) var counters = ChatCounters()
     /// The code's PAKE and the peer's proven identity (ChatSession+PAKE).
     var codeAuth = CodeAuthentication()
+    /// File transfers on this chat's connections (ChatSession+Transfers), when the driver offers them.
+    public internal(set) var transfers: FileTransfers?
+    /// A round of the transfers moved data since the driver last asked (`handlePeerActivity`).
+    var transfersMoved = false
 
     public init(mode: SessionMode, options: Options, now: Duration, random: any RandomNumberGenerator = SystemRandomNumberGenerator()) {
         self.mode = mode
@@ -179,8 +171,10 @@ public final class ChatSession {
 
     func emit(_ event: ChatEvent) { actions.append(.event(event)) }
 
-    /// After every input: owed acks and hellos go out, and delivery is checked.
+    /// After every input: owed acks and hellos go out, delivery is checked,
+    /// and file transfers take their turn.
     func afterInput() {
+        defer { serviceTransfers() }
         guard let peer, peer.isOpen else { return }
         if peer.isControlOpen {
             if let hello = pendingHello, codeAuth.allowsChat {
@@ -282,7 +276,7 @@ public final class ChatSession {
         case .joiningRoom, .inRoom:
             if presence == .away { return .peerAway }
             // In the room alone (a resumed chat whose peer is not back, or left meanwhile): not connecting to anyone.
-            if case .inRoom(_, false) = state, presence != .present, peer == nil, peerBeingCreated == nil { return .waitingForPeer }
+            if case .inRoom(_, false) = state, presence != .present, case .none = leg { return .waitingForPeer }
             guard let peer, peer.isOpen else { return notAnsweringUntil != nil ? .peerNotAnswering : .connecting }
             if codeAuth.awaiting != nil { return .unproven }
             guard !peer.isPathDown, let path = peer.selectedPath else { return .pathLost }

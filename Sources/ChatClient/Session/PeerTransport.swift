@@ -1,8 +1,11 @@
 import ICE
 import PeerConnection
+import SCTP
 
-/// What the chat session needs of a peer connection: negotiation, the
-/// `chat` and `ctl` channels and their acknowledgements, and closing.
+/// What the chat session needs of a peer connection: negotiation, its
+/// events, the `chat` and `ctl` channels and their acknowledgements, the
+/// data channels of file transfers, and closing. The session is the only
+/// one that calls these (its driver only moves the connection's datagrams).
 /// `PeerConnection` is the real one; the session tests drive the session
 /// with an in-memory stand-in, so every lifecycle scenario runs on a
 /// manual clock without sockets, DTLS or real time.
@@ -38,6 +41,21 @@ public protocol PeerTransport: AnyObject {
     func sendControl(_ text: String) throws(PeerConnectionError)
     /// Graceful: SCTP SHUTDOWN, then DTLS close_notify.
     func close()
+    /// The next event (negotiation, the channels, the path), in order.
+    func pollEvent() -> PeerConnectionEvent?
+    /// The selected candidate pair (`/status`).
+    var selectedPair: ICEPair? { get }
+
+    // File transfers' data channels (FileTransfers).
+    /// Events of channels other than `chat` and `ctl` are kept for `pollChannelEvent`.
+    var routesChannels: Bool { get set }
+    func openChannel(label: String, protocolName: String) throws(PeerConnectionError) -> UInt16
+    func pollChannelEvent() -> DataChannelEvent?
+    func send(binary: [UInt8], on channel: UInt16) throws(PeerConnectionError)
+    /// Bytes queued in SCTP and not yet sent.
+    var bufferedAmount: Int { get }
+    func closeChannel(_ channel: UInt16)
+    func flushChannels()
 }
 
 extension PeerConnection: PeerTransport {

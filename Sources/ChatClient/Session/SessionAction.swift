@@ -21,6 +21,8 @@ public enum SessionAction {
     case shutDownPeer(any PeerTransport)
     /// Something for the user (printed, or drawn by the interactive chat).
     case event(ChatEvent)
+    /// What a file transfer did, for the user.
+    case transfer(FileTransfers.Update)
     /// A lifecycle change worth saving in the session store.
     case session(SessionUpdate)
     /// The session is over: exit with this status.

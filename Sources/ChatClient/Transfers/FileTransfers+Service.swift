@@ -4,61 +4,50 @@ import SCTP
 
 /// The data path: channel events in, messages out, bounded by the send buffer.
 extension FileTransfers {
-    /// Called by `ChatManager` after every pump of a connection (data moved,
-    /// acknowledgements arrived) and after each request of the user.
-    func service() {
-        guard !servicing, let manager else { return }
-        servicing = true
-        defer { servicing = false }
-        let now = manager.now
-        guard let pc = manager.connection else { return }
-        if pc !== connection { switchConnection(to: pc) }
+    /// One round on the session's current connection (called by the
+    /// session after every input once the peer may be talked to, see
+    /// `ChatSession.serviceTransfers`): the channels' events in, what the
+    /// cores want to send out while the send buffer has room, progress. True
+    /// if anything moved, so the driver flushes the connection and calls again.
+    func service(on pc: any PeerTransport, now: Duration) -> Bool {
+        self.now = now
         pc.routesChannels = true
-        // Not one offer, name or byte either way before the peer is proven or accepted (ChatSession+Trust).
-        guard pc.isOpen, manager.session.allowsPeerContent else { return }
-        var moved = true
-        var rounds = 0
-        while moved && rounds < 64 {
-            rounds += 1
-            moved = false
-            startWaiting(on: pc)
-            while let event = pc.pollChannelEvent() {
-                handle(event, on: pc)
-                moved = true
-            }
-            for t in transfers.values.sorted(by: { $0.id < $1.id }) where !t.finished {
-                if drain(t, on: pc) { moved = true }
-                report(t, now: now)
-            }
-            if moved {
-                pc.flushChannels()
-                manager.pumpLinks()   // out to the network now; acknowledgements come back through `service`
-            }
+        var moved = false
+        startWaiting(on: pc)
+        while let event = pc.pollChannelEvent() {
+            handle(event, on: pc)
+            moved = true
         }
+        for t in transfers.values.sorted(by: { $0.id < $1.id }) where !t.finished {
+            if drain(t, on: pc) { moved = true }
+            report(t, now: now)
+        }
+        if moved { pc.flushChannels() }
+        return moved
     }
 
-    /// A new connection (the peer's process came back, or ours): what ran on
-    /// the old one was cut off. Our offers go out again; the peer's come again.
-    func switchConnection(to pc: PeerConnection) {
-        for t in transfers.values where !t.finished && t.channel != nil {
+    /// The session's connection ended (the peer's process came back, or
+    /// ours, or the path was replaced): what ran on it was cut off. Our
+    /// offers go out again on the next one; the peer's come again.
+    func connectionEnded() {
+        for t in transfers.values.sorted(by: { $0.id < $1.id }) where !t.finished && t.channel != nil {
             t.channel = nil
             if t.sender != nil, t.source?.canSeek == true {
                 countBytes(t)
                 t.sender = nil
                 waiting.append(t.id)
-                onUpdate?(.interrupted(id: t.id, .sending))
+                emit(.interrupted(id: t.id, .sending))
             } else if let receiver = t.receiver, !receiver.isFinished {
                 receiver.channelClosed()
-                finish(t, .interrupted(id: t.id, .receiving))
+                finish(t, .interrupted(id: t.id, .receiving), on: nil)
             } else {
                 t.sender?.channelClosed()
-                finishWithEvents(t)
+                finishWithEvents(t, on: nil)
             }
         }
-        connection = pc
     }
 
-    func startWaiting(on pc: PeerConnection) {
+    func startWaiting(on pc: any PeerTransport) {
         guard !waiting.isEmpty else { return }
         let ids = waiting
         waiting = []
@@ -66,17 +55,17 @@ extension FileTransfers {
             guard let t = transfers[id], let source = t.source, !t.finished else { continue }
             do {
                 let channel = try pc.openChannel(label: Self.channelLabel, protocolName: Self.protocolName)
-                let sender = FileSender(source: source, readAhead: true)
+                let sender = FileSender(source: source, readAhead: readsAhead, wake: wake)
                 t.sender = sender
                 t.channel = channel
                 sender.start()
             } catch {
-                finish(t, .failed(id: id, .sending, reason: error.description))
+                finish(t, .failed(id: id, .sending, reason: error.description), on: pc)
             }
         }
     }
 
-    func handle(_ event: DataChannelEvent, on pc: PeerConnection) {
+    func handle(_ event: DataChannelEvent, on pc: any PeerTransport) {
         switch event {
         case .channelOpen(let channel, let label):
             guard label == Self.channelLabel, transfer(on: channel) == nil else { return }
@@ -92,7 +81,7 @@ extension FileTransfers {
             } else if let receiver = t.receiver {
                 receiver.handle(message: bytes)
             } else {
-                firstMessage(bytes, for: t)
+                firstMessage(bytes, for: t, on: pc)
             }
         case .messageTooLarge(let channel):
             // A message of the transfer is lost: it cannot go on.
@@ -100,21 +89,21 @@ extension FileTransfers {
             let reason = "protocol violation: a message larger than the channel's limit"
             t.sender?.cancel(reason)
             t.receiver?.cancel(reason)
-            if t.sender == nil && t.receiver == nil { finish(t, .failed(id: t.id, t.direction, reason: reason)) }
-            finishWithEvents(t)
+            if t.sender == nil && t.receiver == nil { finish(t, .failed(id: t.id, t.direction, reason: reason), on: pc) }
+            finishWithEvents(t, on: pc)
         case .channelClosed(let channel):
             guard let t = transfer(on: channel) else { return }
             t.channel = nil
             t.sender?.channelClosed()
             t.receiver?.channelClosed()
             if t.sender == nil && t.receiver == nil { t.finished = true }
-            finishWithEvents(t)
+            finishWithEvents(t, on: pc)
         case .closed:
             for t in transfers.values where t.channel != nil {
                 t.channel = nil
                 t.sender?.channelClosed()
                 t.receiver?.channelClosed()
-                finishWithEvents(t)
+                finishWithEvents(t, on: pc)
             }
         case .connected:
             break
@@ -122,14 +111,14 @@ extension FileTransfers {
     }
 
     /// The peer's first message on a new channel must be its offer.
-    func firstMessage(_ bytes: [UInt8], for t: Transfer) {
+    func firstMessage(_ bytes: [UInt8], for t: Transfer, on pc: any PeerTransport) {
         guard case .offer(let offer)? = TransferMessage.decode(bytes) else {
             let reason = "protocol violation: the first message was not a valid offer"
-            if let channel = t.channel, let pc = connection {
+            if let channel = t.channel {
                 try? pc.send(binary: TransferMessage.abort(reason).encode(), on: channel)
                 pc.closeChannel(channel)
             }
-            finish(t, .failed(id: t.id, .receiving, reason: reason))
+            finish(t, .failed(id: t.id, .receiving, reason: reason), on: pc)
             return
         }
         let receiver = FileReceiver(sink: makeSink(offer))
@@ -142,12 +131,12 @@ extension FileTransfers {
         }
         // Declined at once (too large for the disk): the failure says it all.
         if receiver.isFinished { return }
-        onUpdate?(.offered(id: t.id, offer))
-        if receiver.isAwaitingAnswer == false, !receiver.isFinished { onUpdate?(.accepted(id: t.id)) }
+        emit(.offered(id: t.id, offer))
+        if receiver.isAwaitingAnswer == false, !receiver.isFinished { emit(.accepted(id: t.id)) }
     }
 
     /// Moves one transfer's messages out; true if anything moved.
-    func drain(_ t: Transfer, on pc: PeerConnection) -> Bool {
+    func drain(_ t: Transfer, on pc: any PeerTransport) -> Bool {
         guard let channel = t.channel else { return false }
         var moved = false
         do {
@@ -171,44 +160,45 @@ extension FileTransfers {
             t.sender?.channelClosed()
             t.receiver?.channelClosed()
         }
-        finishWithEvents(t)
+        finishWithEvents(t, on: pc)
         return moved
     }
 
     /// Hands the cores' events to the user; a finished transfer closes its channel.
-    func finishWithEvents(_ t: Transfer) {
+    func finishWithEvents(_ t: Transfer, on pc: (any PeerTransport)?) {
         let direction = t.direction
         while let e = t.sender?.pollEvent() {
             switch e {
-            case .accepted: onUpdate?(.accepted(id: t.id))
-            case .declined(let reason): finish(t, .declined(id: t.id, reason: reason))
-            case .fileDone(let path, let ok): onUpdate?(.fileDone(id: t.id, direction, path: path, ok: ok))
+            case .accepted: emit(.accepted(id: t.id))
+            case .declined(let reason): finish(t, .declined(id: t.id, reason: reason), on: pc)
+            case .fileDone(let path, let ok): emit(.fileDone(id: t.id, direction, path: path, ok: ok))
             case .finished(let mismatches):
                 finish(t, .finished(id: t.id, direction, location: nil, mismatches: mismatches,
-                                    transferred: t.sender?.bytesSent ?? 0, resumed: t.sender?.bytesSkipped ?? 0))
-            case .failed(let reason): finish(t, .failed(id: t.id, direction, reason: reason))
+                                    transferred: t.sender?.bytesSent ?? 0, resumed: t.sender?.bytesSkipped ?? 0), on: pc)
+            case .failed(let reason): finish(t, .failed(id: t.id, direction, reason: reason), on: pc)
             }
         }
         while let e = t.receiver?.pollEvent() {
             switch e {
             case .offer, .fileStarted: break
-            case .fileDone(let path, let ok): onUpdate?(.fileDone(id: t.id, direction, path: path, ok: ok))
+            case .fileDone(let path, let ok): emit(.fileDone(id: t.id, direction, path: path, ok: ok))
             case .finished(let location, let mismatches):
                 finish(t, .finished(id: t.id, direction, location: location, mismatches: mismatches,
-                                    transferred: t.receiver?.bytesReceived ?? 0, resumed: t.receiver?.bytesResumed ?? 0))
-            case .failed(let reason): finish(t, .failed(id: t.id, direction, reason: reason))
+                                    transferred: t.receiver?.bytesReceived ?? 0, resumed: t.receiver?.bytesResumed ?? 0), on: pc)
+            case .failed(let reason): finish(t, .failed(id: t.id, direction, reason: reason), on: pc)
             }
         }
     }
 
-    func finish(_ t: Transfer, _ update: Update) {
+    /// `pc`: the connection `t`'s channel is on, nil when it is gone.
+    func finish(_ t: Transfer, _ update: Update, on pc: (any PeerTransport)?) {
         guard !t.finished else { return }
         t.finished = true
         countBytes(t)
-        if let manager { t.meter.record(t.done, now: manager.now, resumed: t.resumed) }
-        onUpdate?(update)
+        t.meter.record(t.done, now: now, resumed: t.resumed)
+        emit(update)
         // The sender closes the channel once the receiver confirmed (or on failure); what is queued still goes out first.
-        if let channel = t.channel, let pc = connection {
+        if let channel = t.channel, let pc {
             if let receiver = t.receiver { while let m = receiver.pollMessage() { try? pc.send(binary: m, on: channel) } }
             if let sender = t.sender { while let m = sender.pollMessage() { try? pc.send(binary: m, on: channel) } }
             if t.sender != nil || t.receiver?.isFinished == true && isFailure(update) { pc.closeChannel(channel) }
@@ -231,7 +221,7 @@ extension FileTransfers {
         if let last = t.lastProgress, now - last < progressInterval { return }
         t.lastProgress = now
         t.meter.record(t.done, now: now, resumed: t.resumed)
-        onUpdate?(.progress(id: t.id, t.direction, done: t.meter.done, total: t.meter.total, rate: t.meter.rate, eta: t.meter.eta))
+        emit(.progress(id: t.id, t.direction, done: t.meter.done, total: t.meter.total, rate: t.meter.rate, eta: t.meter.eta))
     }
 
     func transfer(on channel: UInt16) -> Transfer? {

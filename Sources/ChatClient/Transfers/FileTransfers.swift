@@ -2,13 +2,17 @@ import FileTransfer
 import PeerConnection
 import SCTP
 
-/// Runs file transfers over the chat's current peer connection, each on
-/// its own data channel (label `file`, FileTransfer.md): opens channels for
-/// what we send, takes the peer's, moves messages between the channels and
-/// the `FileSender`/`FileReceiver` cores, and keeps SCTP's send buffer
-/// between `lowWater` and `highWater` so chat messages never wait behind a
-/// file for long. A transfer cut off with its connection is offered again
-/// on the next one, and the receiver takes it back from its `.part`.
+/// The file transfers of one chat, a part of its `ChatSession` (which owns
+/// the connection and hands it in on every call: nothing here holds one).
+/// Each transfer runs on its own data channel (label `file`,
+/// FileTransfer.md): channels are opened for what we send, the peer's are
+/// taken, messages move between the channels and the
+/// `FileSender`/`FileReceiver` cores, and SCTP's send buffer stays below
+/// `highWater` so chat messages never wait behind a file for long. A
+/// transfer cut off with its connection is offered again on the next one,
+/// and the receiver takes it back from its `.part`. What happened for the
+/// user queues as `Update`s, which the session hands its driver
+/// (`SessionAction.transfer`).
 public final class FileTransfers {
     public static let channelLabel = "file"
     public static let protocolName = "chatcli-file/1"
@@ -60,7 +64,8 @@ public final class FileTransfers {
     public var makeSink: (TransferOffer) -> TransferSink
     /// Accept every offer without asking (`--auto-accept DIR`, `receive --yes`).
     public var autoAccept = false
-    public var onUpdate: ((Update) -> Void)?
+    /// Updates not yet taken by the session (`takeUpdates`).
+    var updates: [Update] = []
     /// Tests only (`CHATCLI_TEST_CORRUPT_CHUNK`): flip a bit in the Nth DATA
     /// chunk after it was hashed, as a faulty link would, to prove the
     /// receiver notices.
@@ -68,36 +73,44 @@ public final class FileTransfers {
     var chunksSent = 0
     /// How often progress is reported.
     public var progressInterval: Duration = .milliseconds(250)
+    /// Called from a sender's reading thread when it read on after the
+    /// session found nothing to send (`FileSender.wake`): the driver's
+    /// cross-thread wake (`ChatManager.attach`).
+    var wake: @Sendable () -> Void = {}
+    /// Files are read (and hashed) ahead on a thread of their own; off in
+    /// the in-process scenarios, whose memory "disk" answers at once on the
+    /// world's clock.
+    var readsAhead = true
 
-    weak var manager: ChatManager?
-    weak var connection: PeerConnection?
     var transfers: [Int: Transfer] = [:]
     var nextID = 1
     /// Offers of ours waiting for a connection (new, or cut off and to resume).
     var waiting: [Int] = []
     /// Offers we accepted that were cut off: the same offer again resumes without asking.
     var acceptedBefore: [TransferOffer] = []
-    var servicing = false
+    /// The session's clock, as of its last call.
+    var now: Duration = .zero
 
     public init(makeSink: @escaping (TransferOffer) -> TransferSink) { self.makeSink = makeSink }
 
-    /// Follows `manager`'s connections from now on.
-    public func attach(to manager: ChatManager) {
-        self.manager = manager
-        manager.files = self
+    func emit(_ update: Update) { updates.append(update) }
+
+    /// What happened since the last call, in order.
+    func takeUpdates() -> [Update] {
+        defer { updates = [] }
+        return updates
     }
 
-    // MARK: The user's requests
+    // MARK: The user's requests (through `ChatManager`, into the session)
 
     /// Offers `source` to the peer (now, or once connected); the transfer's id.
     @discardableResult
-    public func send(_ source: TransferSource, skipped: [String] = []) -> Int {
+    func send(_ source: TransferSource, skipped: [String] = []) -> Int {
         let t = Transfer(id: nextID, source: source, total: source.offer.totalSize)
         nextID += 1
         transfers[t.id] = t
         waiting.append(t.id)
-        onUpdate?(.sending(id: t.id, source.offer, skipped: skipped))
-        service()
+        emit(.sending(id: t.id, source.offer, skipped: skipped))
         return t.id
     }
 
@@ -106,27 +119,24 @@ public final class FileTransfers {
         transfers.values.filter { $0.receiver?.isAwaitingAnswer == true }.map(\.id).sorted()
     }
 
-    public func accept(_ id: Int) {
+    func accept(_ id: Int) {
         guard let t = transfers[id], let receiver = t.receiver, receiver.isAwaitingAnswer else { return }
         if let offer = receiver.offer { acceptedBefore.append(offer) }
         receiver.accept()
-        service()
     }
 
-    public func decline(_ id: Int, reason: String = "declined") {
+    func decline(_ id: Int, reason: String = "declined") {
         guard let t = transfers[id], let receiver = t.receiver else { return }
         receiver.decline(reason)
-        service()
     }
 
-    /// Stops a transfer (either direction) and tells the peer.
-    public func cancel(_ id: Int, reason: String = "cancelled") {
+    /// Stops a transfer (either direction) and tells the peer (`pc`: the connection, if any).
+    func cancel(_ id: Int, reason: String = "cancelled", on pc: (any PeerTransport)?) {
         guard let t = transfers[id], !t.finished else { return }
         waiting.removeAll { $0 == id }
         t.sender?.cancel(reason)
         t.receiver?.cancel(reason)
-        if t.sender == nil && t.receiver == nil { finish(t, .failed(id: id, t.direction, reason: reason)) }
-        service()
+        if t.sender == nil && t.receiver == nil { finish(t, .failed(id: id, t.direction, reason: reason), on: pc) }
     }
 
     /// Progress of the transfers under way, for the status line.
@@ -154,7 +164,7 @@ public final class FileTransfers {
 
     /// The peer left the chat: whatever was under way failed with it (and
     /// leaves the prompt); what arrived stays as `.part` for a resume.
-    public func peerLeft() {
+    func peerLeft() {
         waiting = []
         for t in transfers.values.sorted(by: { $0.id < $1.id }) where !t.finished {
             t.sender?.channelClosed()
@@ -164,7 +174,7 @@ public final class FileTransfers {
             while t.receiver?.pollEvent() != nil {}
             t.channel = nil
             let kept = t.direction == .receiving && t.done > t.resumed ? "; what arrived is kept (.part) for a resume" : ""
-            finish(t, .failed(id: t.id, t.direction, reason: "your peer left the chat" + kept))
+            finish(t, .failed(id: t.id, t.direction, reason: "your peer left the chat" + kept), on: nil)
         }
     }
 }

@@ -81,7 +81,7 @@ extension InteractiveChat {
         let now = loop.now
         var report = StatusReport(state: ChatStyle.label(manager.phase, reconnecting: everConnected, verified: safetyWords.verified),
                                   sessionAge: now - started)
-        if let connection = manager.connection, let pair = connection.selectedPair {
+        if let pair = manager.selectedPair {
             report.path = (pair.path, pair.local.summary, pair.remote.summary)
             report.rttMilliseconds = pair.rttMilliseconds
         } else if everConnected {

@@ -6,7 +6,7 @@ import Glibc
 /// offers and results as lines above the prompt, progress in the prompt.
 extension InteractiveChat {
     func offer(_ raw: String) {
-        guard let files else {
+        guard files != nil else {
             show(.error, "File transfer is not available in this chat.")
             return
         }
@@ -21,7 +21,7 @@ extension InteractiveChat {
                 show(.error, "\(TerminalText.sanitize(path)) has a name your peer would refuse: \(error).")
                 return
             }
-            files.send(source, skipped: source.skipped)
+            manager.sendFile(source, skipped: source.skipped)
         } catch {
             show(.error, "Cannot send: \(TerminalText.sanitize(error.message)).")
         }
@@ -37,9 +37,9 @@ extension InteractiveChat {
             return
         }
         if accept {
-            files.accept(id)
+            manager.acceptFile(id)
         } else {
-            files.decline(id)
+            manager.declineFile(id)
             show(.notice, "Declined #\(id).")
         }
     }
@@ -50,9 +50,9 @@ extension InteractiveChat {
             return
         }
         if files.pendingOffers.contains(id) {
-            files.decline(id)
+            manager.declineFile(id)
         } else {
-            files.cancel(id)
+            manager.cancelFile(id)
         }
     }
 

@@ -29,7 +29,7 @@ public final class InteractiveChat {
     var secret: SecretQuestion?
     /// File transfers on this chat (`/send`, `/accept`), when wired.
     public var files: FileTransfers? {
-        didSet { files?.onUpdate = { [weak self] in self?.transferUpdate($0) } }
+        didSet { manager.onTransfer = { [weak self] in self?.transferUpdate($0) } }
     }
     /// The last message shortened on screen, for `/show`.
     var lastFolded: (time: String, kind: ChatStyle.Kind, text: String)?
@@ -180,7 +180,7 @@ public final class InteractiveChat {
 
     /// SSH's unknown-host prompt: nothing crosses until the person accepts the peer.
     private func unproven(sas: String, reason: UnprovenReason) {
-        guard manager.unprovenPolicy == .ask else {
+        guard manager.options.unproven == .ask else {
             // One line: the connected sentence right after shows the words and how to compare them.
             show(.error, "The code did not prove your peer (\(reason.rawValue)); accepted with --accept-unproven.")
             return
