@@ -8,15 +8,19 @@ import Testing
     /// every 250 ms on a chat stream of higher priority. Each line reaches
     /// the peer within one-way delay + 50 ms: it neither waits behind the
     /// queued file data nor behind a standing queue in the network.
-    /// Median and p99 with no loss; with 1 % loss the median (a lost line
-    /// costs a retransmission, about one more round trip).
-    @Test(arguments: [(0.0, true), (0.01, false)])
-    func chatLinesStayInstantDuringABulkTransfer(loss: Double, checkP99: Bool) {
+    /// Median and p99, with no loss and with 1 % loss: a lost line would
+    /// cost a retransmission, at least a round trip more than the bound, so
+    /// the chat stream is redundant (each line sent twice, 5 ms apart).
+    /// Without that, at 1 % the worst of 40 lines took 152 ms.
+    @Test(arguments: [0.0, 0.01])
+    func chatLinesStayInstantDuringABulkTransfer(loss: Double) {
         let pair = connectedPair(profile: hundredMegabitPath(loss: loss), seed: 28)
         let a = pair.a, b = pair.b
         let chat: UInt16 = 1
-        a.setPriority(0, stream: chat)
-        b.setPriority(0, stream: chat)
+        for endpoint in [a, b] {
+            endpoint.setPriority(0, stream: chat)
+            endpoint.setRedundant(true, stream: chat)
+        }
         let bulk = [UInt8](repeating: 7, count: 16 * 1024)
         var sentAt: [Bool: [Duration]] = [true: [], false: []]
         var delays: [Bool: [Duration]] = [true: [], false: []]
@@ -54,7 +58,7 @@ import Testing
             let median = d[d.count / 2], p99 = d[min(d.count - 1, d.count * 99 / 100)]
             print("loss \(loss), chat \(fromA ? "A→B" : "B→A") during \(rate) MB/s: median \(median), p99 \(p99), max \(d.last ?? .zero)")
             #expect(median <= bound)
-            if checkP99 { #expect(p99 <= bound) }
+            #expect(p99 <= bound)
         }
         #expect(rate >= 6.0)
     }
