@@ -382,7 +382,8 @@ def summary(args, rows):
             failed = [r for t in tools.values() for r in t if r["kind"] == "chatcli" and not r["verified"] and not r["timed_out"]]
             stopped = sum(r["timed_out"] for t in tools.values() for r in t)
             verdict = ", ".join(f"{text} {'PASS' if ok else 'MISS'}" for text, ok in checks)
-            verdict += (f"; {len(failed)} chatcli run(s) failed" if failed else "") + (f"; {stopped} stopped at the timeout" if stopped else "")
+            notes = ([f"{len(failed)} chatcli run(s) failed"] if failed else []) + ([f"{stopped} stopped at the timeout"] if stopped else [])
+            verdict = "; ".join(([verdict] if verdict else []) + notes)
             verdicts.append({"delay_ms": delay, "loss_pct": loss, "medians": medians, "chatcli_bbr_per_tcp_bbr": vs_bbr,
                              "chatcli_bbr_per_tcp_cubic": vs_cubic, "pass": all(ok for _, ok in checks) and not failed})
         else:
