@@ -166,8 +166,10 @@ extension PeerConnection {
                     continue
                 }
                 chatChannel = id
-                // Chat lines go ahead of file data queued on other channels.
+                // Chat lines go ahead of file data queued on other channels,
+                // and twice, so a lost packet costs no round trip.
                 sctp.association.setPriority(0, stream: id)
+                sctp.association.setRedundant(true, stream: id)
                 if let connection = currentConnectionInfo() {
                     info = connection
                     events.append(.connected(connection))

@@ -87,6 +87,10 @@ public final class SCTPAssociation {
     /// RFC 8260 priorities of outgoing streams; unlisted ones have
     /// `defaultStreamPriority`.
     var streamPriorities: [UInt16: UInt16] = [:]
+    /// Streams whose small messages go out twice (`setRedundant`).
+    var redundantStreams: Set<UInt16> = []
+    /// Second copies of such messages' chunks, due in order.
+    var redundantCopies: [(tsn: UInt32, due: Duration)] = []
     /// User messages (DCEP excluded) per stream whose every fragment the
     /// peer's cumulative ack covers: what the peer's SCTP has surely received.
     public internal(set) var acknowledgedMessages: [UInt16: Int] = [:]
@@ -258,6 +262,7 @@ public final class SCTPAssociation {
         t3Deadline = nil
         ackDeadline = nil
         reconfigDeadline = nil
+        redundantCopies.removeAll()
         controlChunks.removeAll()
         emit(.closed(reason))
     }

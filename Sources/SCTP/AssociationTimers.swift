@@ -4,7 +4,8 @@ extension SCTPAssociation {
     public func pollTimeout() -> Duration? {
         guard !terminated else { return nil }
         var earliest: Duration?
-        for d in [t1Deadline, t2Deadline, t3Deadline, ackDeadline, reconfigDeadline, pathMTU.deadline, pacingDeadline] {
+        for d in [t1Deadline, t2Deadline, t3Deadline, ackDeadline, reconfigDeadline, pathMTU.deadline, pacingDeadline,
+                  mayBundle ? redundancyDeadline : nil] {
             if let d, earliest.map({ d < $0 }) ?? true { earliest = d }
         }
         return earliest

@@ -57,7 +57,8 @@ extension SCTPAssociation {
             retransmitting = false
             newData = false
         }
-        guard !controlChunks.isEmpty || sackImmediately || retransmitting || newData else { return nil }
+        let copies = redundantCopyDue
+        guard !controlChunks.isEmpty || sackImmediately || retransmitting || newData || copies else { return nil }
 
         var out: [UInt8] = []
         out.reserveCapacity(packetSize)
@@ -82,6 +83,7 @@ extension SCTPAssociation {
                 sackImmediately = true
             }
         }
+        if copies, writeRedundantCopies(into: &out, limit: limit) { wroteAny = true }
         if retransmitting {
             if writeRetransmissions(into: &out, limit: limit) { wroteAny = true }
         } else if newData {
@@ -144,6 +146,7 @@ extension SCTPAssociation {
             let tsn = retransmissionQueue.nextTSN
             guard let d = sendQueue.takeFragment(max: maxFragment, tsn: tsn) else { break }
             ChunkEncoder.encode(.data(d), into: &out)
+            noteFirstTransmission(d, size: n)
             retransmissionQueue.append(OutstandingChunk(flags: d.flags, streamID: d.streamID, streamSequence: d.streamSequence,
                                                         ppid: d.ppid, payload: d.userData, sentAt: now,
                                                         delivery: deliveryRate.stamp(now: now, flightBefore: flightSize, size: n)))

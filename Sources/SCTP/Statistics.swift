@@ -13,6 +13,8 @@ public struct SCTPStatistics: Sendable, Equatable {
     /// Slow starts ended by a growing round trip (HyStart) rather than loss.
     public var slowStartDelayExits = 0
     public var sacksSent = 0
+    /// Second copies of small messages on redundant streams.
+    public var redundantCopiesSent = 0
     /// Path MTU probes sent (RFC 8899).
     public var pathMTUProbes = 0
     /// Messages from the peer discarded as larger than `maxMessageSize`.

@@ -3,27 +3,28 @@ import Testing
 @testable import SCTP
 
 @Suite struct CompetingFlowTests {
-    /// BBR against another flow through one 1-BDP bottleneck (50 Mbit/s,
-    /// 100 ms): neither starves the other. The share is measured after
-    /// both have run for a while, over the last 12 s of 20. Against BBR
-    /// it is between a third and two thirds (0.55); against CUBIC BBR takes
-    /// more (0.74: CUBIC keeps the deep queue full, so BBR's min-RTT
-    /// filter, renewed every 10 s, takes in part of that queue), so that
-    /// case only asserts that neither has less than a quarter.
-    @Test(arguments: [(SCTPCongestionControl.cubic, 0.25), (.bbr, 1.0 / 3)])
-    func bbrSharesABottleneckWithAnotherFlow(other: SCTPCongestionControl, least: Double) {
-        let profile = hundredMegabitPath(loss: 0, bandwidth: 6_250_000)
+    /// BBR against another flow through one 1-BDP bottleneck (25 Mbit/s,
+    /// 100 ms), as `Tools/bench longpath --fairness` runs it in the lab:
+    /// both start together and BBR's share of what arrives in the 50 s
+    /// after the first 10 is between a third and two thirds. Against
+    /// CUBIC the share falls as CUBIC grows back after each loss (about
+    /// 6 s per cycle here): measured over 8–20 s BBR had 0.74, over
+    /// 10–60 s a fair share, so a short window says nothing about it.
+    @Test(arguments: [SCTPCongestionControl.cubic, .bbr])
+    func bbrSharesABottleneckWithAnotherFlow(other: SCTPCongestionControl) {
+        let bandwidth = 3_125_000
+        let profile = hundredMegabitPath(loss: 0, bandwidth: bandwidth)
         let world = SharedBottleneck(profile: profile, algorithms: [.bbr, other], seed: 28)
         world.start(0)
         world.start(1)
-        world.run(for: .seconds(8))
+        world.run(for: .seconds(10))
         let before = world.received
-        world.run(for: .seconds(12))
+        world.run(for: .seconds(50))
         let bbr = Double(world.received[0] - before[0]), competitor = Double(world.received[1] - before[1])
         let share = bbr / (bbr + competitor)
-        let utilisation = (bbr + competitor) / 12 / 6_250_000
+        let utilisation = (bbr + competitor) / 50 / Double(bandwidth)
         print("BBR against \(other): share \(share), link used \(utilisation)")
-        #expect(share >= least && share <= 1 - least)
+        #expect(share >= 1.0 / 3 && share <= 2.0 / 3)
         #expect(utilisation >= 0.8)
     }
 }

@@ -1,7 +1,10 @@
 """`Tools/bench longpath`: a file over an emulated long path (Tools/natlab,
-two hosts without NAT, delay and loss on every end host), chatcli send ->
-receive against a plain TCP transfer of the same file between the same two
-hosts, runs interleaved, in the same lab.
+two hosts without NAT, delay and loss on every end host, a bottleneck of
+--rate-mbit), chatcli send -> receive with each SCTP congestion control
+against plain TCP transfers of the same file with each TCP congestion
+control between the same two hosts, runs interleaved, in the same lab;
+then one chatcli transfer against one TCP flow at a time through the same
+bottleneck (--fairness seconds, longpath_fairness.py).
 
 Phases, each in a fresh lab (`natlab up --left none --right none`, then
 `natlab serve --no-turn`):
@@ -11,9 +14,9 @@ Phases, each in a fresh lab (`natlab up --left none --right none`, then
                (`natlab up --delayer`): their cost alone;
   long path    --delay-ms D with each --loss setting; TCP on port 5201 is
                dropped with the same probability as UDP (`--loss-tcp-port`).
-The long-path ratios (chatcli / TCP) are judged against the issue's targets
-(>= 70 % without loss, >= 50 % with); the ceilings and the delayers' CPU use
-say whether the emulator could be what limits them.
+The long-path figures are judged against issue 28's targets (TARGETS); the
+ceilings and the delayers' CPU use say whether the emulator could be what
+limits them.
 
 Rates run from the receiver's first progress report with data to the end:
 chatcli reports when it accepts and then at most every 0.25 s as data
@@ -35,12 +38,18 @@ import subprocess
 import sys
 import threading
 import time
+import types
+
+import longpath_fairness
 
 SERVER = "http://198.18.0.10:8080"
 LEFT_IP, RIGHT_IP = "198.18.0.21", "198.18.0.22"
 TCP_PORT = 5201
 STATE_ROOT = "/run/chatcli-natlab"
-TARGETS = {False: 0.70, True: 0.50}  # lossy? -> chatcli / TCP at least
+# Issue 28's targets for chatcli's default (BBR), by loss in %: at least
+# `mb` MB/s, `bbr` times TCP BBR's median and `cubic` times TCP CUBIC's.
+TARGETS = {0.0: {"bbr": 0.9}, 1.0: {"mb": 8.0, "bbr": 1.0, "cubic": 40.0}, 3.0: {"mb": 4.0}}
+DEFAULT_TOOLS = "chatcli:bbr chatcli:cubic tcp:cubic tcp:bbr"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 
@@ -144,11 +153,15 @@ def events(lines, deadline):
             continue
 
 
-def chatcli_run(args, source, out, deadline):
+def chatcli_command(args, cc, *words):
+    env = ["env", f"CHATCLI_CONGESTION_CONTROL={cc}"] if cc else []
+    return [*env, args.chatcli, *words]
+
+
+def chatcli_run(args, cc, source, out, deadline):
     """One chatcli send (left) -> receive (right)."""
     size = os.path.getsize(source)
-    cc = ["env", f"CHATCLI_CONGESTION_CONTROL={args.chatcli_cc}"] if args.chatcli_cc else []
-    sender = in_host(args, "left", [*cc, args.chatcli, "send", source, "--json", "--server", SERVER],
+    sender = in_host(args, "left", chatcli_command(args, cc, "send", source, "--json", "--server", SERVER),
                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     receiver = None
     row = {"complete": False}
@@ -159,7 +172,7 @@ def chatcli_run(args, source, out, deadline):
         # Its progress events must not fill the pipe and stall it.
         threading.Thread(target=lambda: sender.stdout.read(), daemon=True).start()
         start = time.monotonic()
-        receiver = in_host(args, "right", [*cc, args.chatcli, "receive", code, "--out", out, "--yes", "--json", "--server", SERVER],
+        receiver = in_host(args, "right", chatcli_command(args, cc, "receive", code, "--out", out, "--yes", "--json", "--server", SERVER),
                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         first = last = accepted = None
         for t, e in events(Lines(receiver), deadline):
@@ -191,14 +204,14 @@ def chatcli_run(args, source, out, deadline):
                 stop(p)
 
 
-def tcp_run(args, source, out, deadline):
+def tcp_run(args, cc, source, out, deadline):
     """One TCP transfer left -> right (tcp_transfer.py)."""
     size = os.path.getsize(source)
     ready = out + ".ready"
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tcp_transfer.py")
     start = time.monotonic()
     receiver = in_host(args, "right", [sys.executable, script, "receive", "--bind", f"{RIGHT_IP}:{TCP_PORT}",
-                                       "--out", out, "--ready", ready, "--cc", args.tcp_cc], stdout=subprocess.PIPE)
+                                       "--out", out, "--ready", ready, "--cc", cc], stdout=subprocess.PIPE)
     sender = None
     row = {"complete": False}
     try:
@@ -207,7 +220,7 @@ def tcp_run(args, source, out, deadline):
                 return dict(row, error="the TCP receiver did not start")
             time.sleep(0.05)
         sender = in_host(args, "left", [sys.executable, script, "send", "--to", f"{RIGHT_IP}:{TCP_PORT}",
-                                        "--file", source, "--cc", args.tcp_cc], stdout=subprocess.PIPE)
+                                        "--file", source, "--cc", cc], stdout=subprocess.PIPE)
         first = last = accepted = None
         for t, e in events(Lines(receiver), deadline):
             if e.get("event") == "progress" and e["bytes"]:
@@ -239,50 +252,61 @@ def rate(first, last, size):
     return {"bytes": last[1], "seconds": round(seconds, 3), "mb_per_s": round((last[1] - first[1]) / 1e6 / seconds, 2)}
 
 
+def lab_options(args, loss):
+    opts = ["--delay-ms", str(args.delay_ms), "--loss-pct", f"{loss:g}"]
+    if loss:
+        opts += ["--loss-tcp-port", str(TCP_PORT)]
+    if args.rate_mbit:
+        # The queue in bytes: --queue-bdp bandwidth-delay products of the round trip.
+        queue = int(args.rate_mbit * 125_000 * 2 * args.delay_ms / 1000 * args.queue_bdp)
+        opts += ["--rate-mbit", str(args.rate_mbit), "--queue-bytes", str(queue)]
+    return opts
+
+
 def phases(args):
+    """(name, delay, loss, natlab options, tools): the ceilings measure the
+    first chatcli and the first TCP tool only."""
     result = []
     if args.ceiling:
-        result.append(("ceiling", 0, 0.0, []))
-        result.append(("delayer", 0, 0.0, ["--delayer"]))
+        first = [next(t for t in args.tools if t[0] == kind) for kind in ("chatcli", "tcp")]
+        result.append(("ceiling", 0, 0.0, [], first))
+        result.append(("delayer", 0, 0.0, ["--delayer"], first))
     for loss in args.loss:
-        opts = ["--delay-ms", str(args.delay_ms), "--loss-pct", f"{loss:g}"]
-        if loss:
-            opts += ["--loss-tcp-port", str(TCP_PORT)]
-        if args.rate_mbit:
-            # The queue in bytes: --queue-bdp bandwidth-delay products of the round trip.
-            queue = int(args.rate_mbit * 125_000 * 2 * args.delay_ms / 1000 * args.queue_bdp)
-            opts += ["--rate-mbit", str(args.rate_mbit), "--queue-bytes", str(queue)]
-        result.append(("long path", args.delay_ms, loss, opts))
+        result.append(("long path", args.delay_ms, loss, lab_options(args, loss), args.tools))
     return result
 
 
-def run_phase(args, name, delay, loss, opts, source, digest, rows):
-    label = f"{name} (delay {delay} ms, loss {loss:g} %)"
-    say(args, f"==> {label}: natlab up, serve")
+def start_lab(args, opts):
     natlab(args, "up", "--left", "none", "--right", "none", *opts)
     natlab(args, "serve", "--no-turn", "--chatcli", args.chatcli)
-    default_cc = {h: natlab(args, "exec", h, "--", "sysctl", "-n", "net.ipv4.tcp_congestion_control").strip()
-                  for h in ("left", "right")}
+    return natlab(args, "exec", "left", "--", "sysctl", "-n", "net.ipv4.tcp_congestion_control").strip()
+
+
+def run_phase(args, name, delay, loss, opts, tools, source, digest, rows):
+    label = f"{name} (delay {delay} ms, loss {loss:g} %)"
+    say(args, f"==> {label}: natlab up, serve")
+    default_cc = start_lab(args, opts)
     delayers = Delayers(args)
     size = os.path.getsize(source)
     for n in range(args.runs):
-        tools = ["chatcli", "tcp"] if n % 2 == 0 else ["tcp", "chatcli"]  # alternate who goes first
-        for tool in tools:
+        # Each run starts with another tool, so none always goes first.
+        for kind, cc in tools[n % len(tools):] + tools[:n % len(tools)]:
             out = os.path.join(args.work, f"out-{len(rows)}")
             os.makedirs(out)
-            received = os.path.join(out, os.path.basename(source)) if tool == "chatcli" else os.path.join(out, "tcp.bin")
+            received = os.path.join(out, os.path.basename(source)) if kind == "chatcli" else os.path.join(out, "tcp.bin")
             before = delayers.sample()
             t0 = time.monotonic()
             deadline = t0 + args.timeout
-            row = (chatcli_run if tool == "chatcli" else tcp_run)(args, source, out if tool == "chatcli" else received, deadline)
+            run = chatcli_run if kind == "chatcli" else tcp_run
+            row = run(args, cc, source, out if kind == "chatcli" else received, deadline)
             timed_out = not row["complete"] and "error" not in row and time.monotonic() >= deadline
             verified = row["complete"] and os.path.exists(received) and sha256(received) == digest
             if os.path.exists(received):
                 os.remove(received)
-            row = {"phase": name, "delay_ms": delay, "loss_pct": loss, "tool": tool, "run": n + 1, "size": size,
-                   **row, "verified": verified, "timed_out": timed_out, "timeout": args.timeout,
-                   "delayer_cpu_pct": delayers.busiest(before, time.monotonic() - t0),
-                   "namespace_default_cc": default_cc["left"]}
+            row = {"phase": name, "delay_ms": delay, "loss_pct": loss, "tool": f"{kind} {cc}", "kind": kind, "cc": cc,
+                   "run": n + 1, "size": size, **row, "verified": verified, "timed_out": timed_out,
+                   "timeout": args.timeout, "delayer_cpu_pct": delayers.busiest(before, time.monotonic() - t0),
+                   "namespace_default_cc": default_cc}
             rows.append(row)
             if args.json:
                 print(json.dumps(row), flush=True)
@@ -292,17 +316,16 @@ def run_phase(args, name, delay, loss, opts, source, digest, rows):
 
 
 def describe(row):
-    what = f"{row['tool']:<7} run {row['run']}: "
+    what = f"{row['tool']:<13} run {row['run']}: "
     speed = f"{row['mb_per_s']:.2f} MB/s" if row["mb_per_s"] is not None else "no rate"
     if row["timed_out"]:
-        return (what + f"{'MISS: ' if row['tool'] == 'chatcli' else ''}did not finish in {row['timeout']:g} s"
+        return (what + f"{'MISS: ' if row['kind'] == 'chatcli' else ''}did not finish in {row['timeout']:g} s"
                 f" ({row['bytes'] / 2**20:.1f} of {row['size'] / 2**20:.1f} MiB, {speed} so far; that rate counts).")
     if not row["complete"]:
         return what + f"FAILED: {row.get('error', 'the transfer ended early')} ({row['bytes'] / 2**20:.1f} MiB, {speed})."
     extra = f", total {row['total_s']:.1f} s" if row.get("total_s") else ""
-    cc = f", {row['cc']}" if row.get("cc") else ""
     cpu = f", delayer CPU {row['delayer_cpu_pct']:.0f} %" if row.get("delayer_cpu_pct") is not None else ""
-    return what + f"{speed}{extra}{cc}{cpu}, SHA-256 {'ok' if row['verified'] else 'MISMATCH'}"
+    return what + f"{speed}{extra}{cpu}, SHA-256 {'ok' if row['verified'] else 'MISMATCH'}"
 
 
 def median_rate(rows):
@@ -323,70 +346,124 @@ def mb(rate):
     return f"{rate:.2f}" if rate < 10 else f"{rate:.1f}"
 
 
+def ratio(a, b):
+    return a / b if a is not None and b else None
+
+
+def judge(loss, medians):
+    """Issue 28's targets for chatcli BBR at this loss: (text, pass) pairs."""
+    target, mine = TARGETS.get(loss, {}), medians.get("chatcli bbr")
+    checks = []
+    if "mb" in target:
+        checks.append((f">= {target['mb']:g} MB/s", mine is not None and mine >= target["mb"]))
+    for cc in ("bbr", "cubic"):
+        r = ratio(mine, medians.get(f"tcp {cc}"))
+        if cc in target and r is not None:
+            checks.append((f">= {target[cc]:g}x TCP {cc.upper()}", r >= target[cc]))
+    return checks
+
+
 def summary(args, rows):
-    lines, verdicts = [], []
+    lines, verdicts, ceilings = [], [], {}
     groups = {}
     for r in rows:
         groups.setdefault((r["phase"], r["delay_ms"], r["loss_pct"]), {}).setdefault(r["tool"], []).append(r)
-    ceilings = {}
-    lines.append(f"{'phase':<10} {'delay':>6} {'loss':>5} {'chatcli MB/s':>26} {'TCP MB/s':>26} {'ratio':>6}  {'delayer CPU':>11}  verdict")
+    names = [f"{k} {c}" for k, c in args.tools]
+    width = 22 if args.runs > 1 else 8
+    lines.append(f"{'phase':<10} {'loss':>5} " + " ".join(f"{n:>{width}}" for n in names)
+                 + f" {'/TCP BBR':>8} {'/TCP CUBIC':>10} {'delayer':>7}  verdict")
     for (phase, delay, loss), tools in groups.items():
-        c, t = tools.get("chatcli", []), tools.get("tcp", [])
-        mc, mt = median_rate(c), median_rate(t)
-        ratio = mc / mt if mc is not None and mt else None
-        cpu = [r["delayer_cpu_pct"] for r in c + t if r["delayer_cpu_pct"] is not None]
-        verdict = ""
+        medians = {name: median_rate(tools.get(name, [])) for name in names}
+        cpu = [r["delayer_cpu_pct"] for t in tools.values() for r in t if r["delayer_cpu_pct"] is not None]
+        verdict, vs_bbr, vs_cubic = "", None, None
         if phase == "long path":
-            target = TARGETS[loss > 0]
-            failed = [r for r in c if not r["verified"] and not r["timed_out"]]
-            ok = ratio is not None and ratio >= target and not failed
-            stopped = sum(r["timed_out"] for r in c + t)
-            verdict = (f"{'PASS' if ok else 'MISS'} (target >= {target:.0%})"
-                       + (f"; {len(failed)} chatcli run(s) failed" if failed else "")
-                       + (f"; {stopped} run(s) stopped at the timeout" if stopped else ""))
-            verdicts.append({"delay_ms": delay, "loss_pct": loss, "chatcli_mb_per_s": mc, "tcp_mb_per_s": mt,
-                             "ratio": round(ratio, 3) if ratio is not None else None, "target": target,
-                             "pass": ok})
+            vs_bbr, vs_cubic = ratio(medians.get("chatcli bbr"), medians.get("tcp bbr")), ratio(medians.get("chatcli bbr"), medians.get("tcp cubic"))
+            checks = judge(loss, medians)
+            failed = [r for t in tools.values() for r in t if r["kind"] == "chatcli" and not r["verified"] and not r["timed_out"]]
+            stopped = sum(r["timed_out"] for t in tools.values() for r in t)
+            verdict = ", ".join(f"{text} {'PASS' if ok else 'MISS'}" for text, ok in checks)
+            notes = ([f"{len(failed)} chatcli run(s) failed"] if failed else []) + ([f"{stopped} stopped at the timeout"] if stopped else [])
+            verdict = "; ".join(([verdict] if verdict else []) + notes)
+            verdicts.append({"delay_ms": delay, "loss_pct": loss, "medians": medians, "chatcli_bbr_per_tcp_bbr": vs_bbr,
+                             "chatcli_bbr_per_tcp_cubic": vs_cubic, "pass": all(ok for _, ok in checks) and not failed})
         else:
-            ceilings[phase] = (mc, mt)
+            ceilings[phase] = {kind: median_rate([r for t in tools.values() for r in t if r["kind"] == kind])
+                               for kind in ("chatcli", "tcp")}
+        cells = " ".join(f"{cell(tools.get(n, []), medians[n]) if args.runs > 1 else (mb(medians[n]) if medians[n] is not None else '-'):>{width}}"
+                         for n in names)
+        fmt = lambda r: "-" if r is None else (f"{r:.2f}" if r < 10 else f"{r:.0f}")
+        lines.append(f"{phase:<10} {loss:>4g}% {cells} {fmt(vs_bbr):>8} {fmt(vs_cubic):>10} "
+                     f"{f'{max(cpu):.0f} %' if cpu else '-':>7}  {verdict}")
+    return lines, verdicts, emulator_check(rows, ceilings, verdicts)
 
-        lines.append(f"{phase:<10} {delay:>4}ms {loss:>4g}% {cell(c, mc):>26} {cell(t, mt):>26} "
-                     f"{'-' if ratio is None else f'{ratio:.2f}':>6}  {f'max {max(cpu):.0f} %' if cpu else '-':>11}  {verdict}")
-    # Could the emulator be the limit? The delayers' own limit is a core each
-    # (Python): what a tool got through them at delay 0, scaled to a full
-    # core by their CPU use then, estimates what they can carry of its
-    # packets (chatcli's are 1200-1400 bytes; TCP's are GSO packets). And
-    # when the delayers lower a tool's rate at delay 0 (the kernel's queue
-    # path, wake-up latency), that lower rate is a ceiling too. A long-path
-    # rate at half of either, or a delayer busier than 80 % of a core on the
-    # long path, is suspect.
-    emulator = None
-    if "ceiling" in ceilings and "delayer" in ceilings:
-        limits, notes, capacity = [], [], {}
-        for i, tool, key in ((0, "chatcli", "chatcli"), (1, "TCP", "tcp")):
-            plain, delayed = ceilings["ceiling"][i], ceilings["delayer"][i]
-            cpu = [r["delayer_cpu_pct"] for r in rows if r["phase"] == "delayer" and r["tool"] == key
-                   and r["delayer_cpu_pct"] is not None]
-            if not plain or not delayed or not cpu or max(cpu) < 5:  # below 5 %: too few ticks to scale
-                continue
-            capacity[key] = round(delayed * 100 / max(cpu), 1)
-            for v in verdicts:
-                mb = v["chatcli_mb_per_s" if i == 0 else "tcp_mb_per_s"]
-                if mb and mb >= 0.5 * capacity[key]:
-                    limits.append(f"{tool} at {v['loss_pct']:g} % loss got {mb:.1f} MB/s, {mb / capacity[key]:.0%} of the"
-                                  f" about {capacity[key]:.0f} MB/s a delayer carries of it at a full core")
-                elif mb and delayed < 0.8 * plain and mb >= 0.5 * delayed:
-                    limits.append(f"{tool} at {v['loss_pct']:g} % loss got {mb:.1f} MB/s, {mb / delayed:.0%} of the"
+
+def emulator_check(rows, ceilings, verdicts):
+    """Could the emulator be the limit? The delayers' own limit is a core
+    each (Python): what a tool got through them at delay 0, scaled to a
+    full core by their CPU use then, estimates what they can carry of its
+    packets (chatcli's are 1200-1400 bytes; TCP's are GSO packets). And
+    when the delayers lower a tool's rate at delay 0 (the kernel's queue
+    path, wake-up latency), that lower rate is a ceiling too. A long-path
+    rate at half of either, or a delayer busier than 80 % of a core on
+    the long path, is suspect."""
+    if "ceiling" not in ceilings or "delayer" not in ceilings:
+        return None
+    limits, notes, capacity = [], [], {}
+    for kind in ("chatcli", "tcp"):
+        plain, delayed = ceilings["ceiling"][kind], ceilings["delayer"][kind]
+        cpu = [r["delayer_cpu_pct"] for r in rows if r["phase"] == "delayer" and r["kind"] == kind
+               and r["delayer_cpu_pct"] is not None]
+        if not plain or not delayed or not cpu or max(cpu) < 5:  # below 5 %: too few ticks to scale
+            continue
+        capacity[kind] = round(delayed * 100 / max(cpu), 1)
+        for v in verdicts:
+            for tool, rate in v["medians"].items():
+                if not tool.startswith(kind) or not rate:
+                    continue
+                if rate >= 0.5 * capacity[kind]:
+                    limits.append(f"{tool} at {v['loss_pct']:g} % loss got {rate:.1f} MB/s, {rate / capacity[kind]:.0%} of the"
+                                  f" about {capacity[kind]:.0f} MB/s a delayer carries of it at a full core")
+                elif delayed < 0.8 * plain and rate >= 0.5 * delayed:
+                    limits.append(f"{tool} at {v['loss_pct']:g} % loss got {rate:.1f} MB/s, {rate / delayed:.0%} of the"
                                   f" {delayed:.1f} MB/s it gets through the delayers at delay 0 ({plain:.1f} without them)")
-                elif mb and mb >= 0.8 * max(plain, delayed):
-                    notes.append(f"{tool} at {v['loss_pct']:g} % loss ({mb:.1f} MB/s) is near what it gets here at delay 0"
+                elif rate >= 0.8 * max(plain, delayed):
+                    notes.append(f"{tool} at {v['loss_pct']:g} % loss ({rate:.1f} MB/s) is near what it gets here at delay 0"
                                  f" ({max(plain, delayed):.1f} MB/s): its own ceiling on this machine now, not the path's")
-        busy = [r["delayer_cpu_pct"] for r in rows if r["phase"] == "long path" and r["delayer_cpu_pct"] is not None]
-        if busy and max(busy) >= 80:
-            limits.append(f"a delayer used {max(busy):.0f} % of a core during a long-path run")
-        emulator = {"ceiling": ceilings["ceiling"], "delayer": ceilings["delayer"], "delayer_capacity": capacity,
-                    "delayer_cpu_pct_max": max(busy) if busy else None, "limits": limits, "notes": notes}
-    return lines, verdicts, emulator
+    busy = [r["delayer_cpu_pct"] for r in rows if r["phase"] != "ceiling" and r["phase"] != "delayer"
+            and r["delayer_cpu_pct"] is not None]
+    if busy and max(busy) >= 80:
+        limits.append(f"a delayer used {max(busy):.0f} % of a core during a long-path run")
+    return {"ceiling": ceilings["ceiling"], "delayer": ceilings["delayer"], "delayer_capacity": capacity,
+            "delayer_cpu_pct_max": max(busy) if busy else None, "limits": limits, "notes": notes}
+
+
+def print_emulator(emulator):
+    fmt = lambda c: f"chatcli {c['chatcli']:.1f}, TCP {c['tcp']:.1f} MB/s" if c and None not in c.values() else "-"
+    print(f"Emulator: {fmt(emulator['ceiling'])} with no delayer, {fmt(emulator['delayer'])} through the delayers (delay 0).",
+          file=sys.stderr)
+    cpu, cap = emulator["delayer_cpu_pct_max"], emulator["delayer_capacity"]
+    if cap:
+        print("A delayer at a full core would carry about " + ", ".join(f"{v:.0f} MB/s of {k}" for k, v in cap.items())
+              + " (scaled from its CPU use at delay 0).", file=sys.stderr)
+    if emulator["limits"]:
+        print("The emulator may limit the long-path figures: " + "; ".join(emulator["limits"]) + ".", file=sys.stderr)
+    else:
+        print("The emulator is not the limit: every long-path median is below half of what the delayers carry, and"
+              f" none used more than {cpu if cpu is not None else 0:.0f} % of a core on the long path.", file=sys.stderr)
+    for note in emulator["notes"]:
+        print(f"Note: {note}.", file=sys.stderr)
+
+
+def parse_tools(text):
+    tools = []
+    for word in text.split():
+        kind, _, cc = word.partition(":")
+        if kind not in ("chatcli", "tcp") or not cc:
+            raise SystemExit(f"bench: --tools takes chatcli:CC and tcp:CC words, got '{word}'")
+        tools.append((kind, cc))
+    if not any(k == "chatcli" for k, _ in tools) or not any(k == "tcp" for k, _ in tools):
+        raise SystemExit("bench: --tools needs at least one chatcli and one tcp transfer")
+    return tools
 
 
 def main():
@@ -396,18 +473,19 @@ def main():
     ap.add_argument("--prefix", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("--size-mb", type=int, default=64)
-    ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--delay-ms", type=int, default=50)
-    ap.add_argument("--loss", default="0 1")
-    ap.add_argument("--timeout", type=float, default=120)
-    ap.add_argument("--tcp-cc", default="cubic")
-    ap.add_argument("--chatcli-cc", default="")
-    ap.add_argument("--rate-mbit", type=int, default=0)
+    ap.add_argument("--loss", default="0 0.1 1 3")
+    ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--tools", default=DEFAULT_TOOLS)
+    ap.add_argument("--rate-mbit", type=int, default=100)
     ap.add_argument("--queue-bdp", type=float, default=1.0)
+    ap.add_argument("--fairness", type=int, default=60)
     ap.add_argument("--no-ceiling", dest="ceiling", action="store_false")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     args.loss = [float(x) for x in args.loss.split()]
+    args.tools = parse_tools(args.tools)
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     source = os.path.join(args.work, "payload.bin")
@@ -415,10 +493,16 @@ def main():
         for _ in range(args.size_mb):
             f.write(os.urandom(1 << 20))
     digest = sha256(source)
-    rows = []
+    rows, shares = [], []
     try:
         for phase in phases(args):
             run_phase(args, *phase, source, digest, rows)
+        if args.fairness and args.rate_mbit:
+            lib = types.SimpleNamespace(in_host=in_host, chatcli_command=chatcli_command, events=events, Lines=Lines, stop=stop,
+                                        natlab=natlab, say=say, start_lab=start_lab, SERVER=SERVER, RIGHT_IP=RIGHT_IP,
+                                        TCP_PORT=TCP_PORT, PIPE=subprocess.PIPE, DEVNULL=subprocess.DEVNULL,
+                                        python=sys.executable)
+            shares = longpath_fairness.run(args, lib, lab_options(args, 0.0))
     except KeyboardInterrupt:
         sys.exit(130)
     finally:
@@ -426,32 +510,21 @@ def main():
 
     lines, verdicts, emulator = summary(args, rows)
     if args.json:
-        print(json.dumps({"summary": verdicts, "emulator": emulator, "tcp_cc": args.tcp_cc,
+        print(json.dumps({"summary": verdicts, "fairness": shares, "emulator": emulator,
                           "namespace_default_cc": rows[0]["namespace_default_cc"] if rows else None}), flush=True)
         return
-    print(f"\n{args.size_mb} MiB file, left -> right over natlab (no NAT), {args.runs} runs each, medians; "
-          f"* = stopped after {args.timeout:g} s (rate so far)", file=sys.stderr)
-    print(f"TCP: {args.tcp_cc} per socket (the namespaces' default is {rows[0]['namespace_default_cc'] if rows else '?'}),"
+    bottleneck = f"a {args.rate_mbit} Mbit/s bottleneck with a {args.queue_bdp:g}-BDP queue, " if args.rate_mbit else ""
+    print(f"\n{args.size_mb} MiB file, left -> right over natlab (no NAT), {bottleneck}{args.delay_ms} ms each way;"
+          f" {args.runs} runs each, medians; * = stopped after {args.timeout:g} s (rate so far); load average"
+          f" {os.getloadavg()[0]:.1f} at the end", file=sys.stderr)
+    print(f"TCP: congestion control set per socket (the namespaces' default is {rows[0]['namespace_default_cc'] if rows else '?'}),"
           " kernel default buffers; with loss, TCP port 5201 is dropped like UDP (natlab --loss-tcp-port)", file=sys.stderr)
     for line in lines:
         print(line, file=sys.stderr)
+    for line in longpath_fairness.describe(shares):
+        print(line, file=sys.stderr)
     if emulator:
-        ceiling = emulator["ceiling"]
-        delayer = emulator["delayer"]
-        fmt = lambda pair: f"chatcli {pair[0]:.1f}, TCP {pair[1]:.1f} MB/s" if pair and None not in pair else "-"
-        print(f"Emulator: {fmt(ceiling)} with no delayer, {fmt(delayer)} through the delayers (delay 0).", file=sys.stderr)
-        cpu = emulator["delayer_cpu_pct_max"]
-        cap = emulator["delayer_capacity"]
-        if cap:
-            print("A delayer at a full core would carry about " + ", ".join(f"{v:.0f} MB/s of {k}" for k, v in cap.items())
-                  + " (scaled from its CPU use at delay 0).", file=sys.stderr)
-        if emulator["limits"]:
-            print("The emulator may limit the long-path figures: " + "; ".join(emulator["limits"]) + ".", file=sys.stderr)
-        else:
-            print("The emulator is not the limit: every long-path median is below half of what the delayers carry, and"
-                  f" none used more than {cpu if cpu is not None else 0:.0f} % of a core on the long path.", file=sys.stderr)
-        for note in emulator["notes"]:
-            print(f"Note: {note}.", file=sys.stderr)
+        print_emulator(emulator)
 
 
 main()
