@@ -35,8 +35,11 @@ public final class SignalingService {
     /// Sockets silent this long get a ping; silent for `deadAfter`, they are closed.
     static let pingAfter = Duration.seconds(30)
     static let deadAfter = Duration.seconds(45)
-    /// How soon a seat holder probed on `room_full` must answer.
-    static let probeTimeout = Duration.seconds(2)
+    /// How soon a seat holder probed on `room_full` must answer: a live
+    /// socket answers a ping within one round trip (far less than a second
+    /// anywhere on Earth); a member whose network changed is back in its
+    /// seat this soon after its new socket asks.
+    static let probeTimeout = Duration.seconds(1)
     /// HTTP connections idle (or stuck mid-request) this long are closed.
     static let httpIdle = Duration.seconds(60)
 

@@ -189,8 +189,7 @@ enum TransferCommand {
         manager.certificate = certificate
         manager.options.relayOnly = args.has("relay-only")
         manager.options.unproven = args.has("accept-unproven") ? .accept : .refuse
-        if ChatCommand.environment("CHATCLI_DEBUG_SESSION") != nil { manager.trace = { Output.write($0 + "
-", to: 2) } }
+        if ChatCommand.environment("CHATCLI_DEBUG_SESSION") != nil { manager.trace = { Output.write($0 + "\n", to: 2) } }
         // A receiver killed mid-transfer comes back as a new process (`receive CODE`
         // again, ReceiveResume) with a new certificate: the code proves it again.
         // Nothing is saved for a transfer, so nothing is pinned either.

@@ -10,7 +10,7 @@ func hundredMegabitPath(loss: Double, queue: Double = 1, delay: Duration = .mill
     LinkProfile(loss: loss, delay: delay, bandwidth: bandwidth, queueLimit: Int(Double(bandwidth) * 0.1 * queue))
 }
 
-@Suite struct BBRTests {
+@Suite(.computeThread) struct BBRTests {
     /// Goodput floors in MB/s of virtual time (the link carries 12.5 MB/s
     /// of packets, about 12.2 MB/s of user data at 1200 bytes). CUBIC on
     /// the same path (`LongFatPathTests`) is held near the Mathis bound

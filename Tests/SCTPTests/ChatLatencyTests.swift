@@ -2,7 +2,7 @@ import TestSupport
 import Testing
 @testable import SCTP
 
-@Suite struct ChatLatencyTests {
+@Suite(.computeThread) struct ChatLatencyTests {
     /// A bulk transfer saturates the 100 Mbit/s, 100 ms path (the sender
     /// keeps 1 MiB queued, as `/send` does) while both sides type a line
     /// every 250 ms on a chat stream of higher priority. Each line reaches

@@ -2,7 +2,7 @@ import TestSupport
 import Testing
 @testable import SCTP
 
-@Suite struct CompetingFlowTests {
+@Suite(.computeThread) struct CompetingFlowTests {
     /// BBR against another flow through one 1-BDP bottleneck (25 Mbit/s,
     /// 100 ms), as `Tools/bench longpath --fairness` runs it in the lab:
     /// both start together and BBR's share of what arrives in the 50 s

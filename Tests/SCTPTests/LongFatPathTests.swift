@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import SCTP
 
 /// One bulk transfer's outcome, timed on the emulator's clock.
@@ -66,7 +67,7 @@ func bulkTransfer(total: Int, profile: LinkProfile, packetSize: Int, seed: UInt6
                               dropped: pair.net.dropped)
 }
 
-@Suite struct LongFatPathTests {
+@Suite(.computeThread) struct LongFatPathTests {
     /// Goodput floors in MB/s of virtual time. Reno with one fast retransmit
     /// per chunk reached 12.1, 12.3, 0.144, 0.176, 0.69 and 9.2 MB/s on
     /// these cases; CUBIC with lost-retransmission detection 12.1, 12.3,

@@ -2,7 +2,7 @@ import TestSupport
 import Testing
 @testable import SCTP
 
-@Suite struct PacingTests {
+@Suite(.computeThread) struct PacingTests {
     /// After an idle second with a window of about two BDPs open, 4 MiB
     /// written at once must not leave as one burst: at no instant more
     /// DATA packets than the stated burst (1 ms at the pacing rate, at most

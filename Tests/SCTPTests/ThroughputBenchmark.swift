@@ -44,7 +44,7 @@ struct ThroughputBenchmark {
     }
 }
 
-@Suite struct ThroughputBenchmarkTests {
+@Suite(.computeThread) struct ThroughputBenchmarkTests {
     @Test(.enabled(if: Environment.benchmark)) func bulkAndSmallMessageThroughput() {
         let clock = ContinuousClock()
         let t0 = clock.now
