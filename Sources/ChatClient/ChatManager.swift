@@ -28,6 +28,9 @@ public final class ChatManager {
     var links: [ObjectIdentifier: PeerLink] = [:]
     /// Links closing gracefully (`PeerLink.close`): the loop runs until they are done.
     var closing: [ObjectIdentifier: PeerLink] = [:]
+    /// The session asked to leave the room while a connection was closing:
+    /// done once the last one has closed.
+    private var leavesWhenClosed = false
     private var stopped = false
     var timer: Timer?
     var networkWatcher: NetworkWatcher?
@@ -212,13 +215,14 @@ public final class ChatManager {
             switch command {
             case .start: signaling.start()
             case .send(let message): signaling.send(message)
-            case .stop: signaling.stop()
+            case .stop:
+                leavesWhenClosed = false
+                signaling.stop()
             case .leave:
-                signaling.leave { [weak self] in
-                    guard let self else { return }
-                    self.session.signalingLeft(now: self.now)
-                    self.wake()
-                }
+                // P2P first, then the room: what the session said last on the
+                // connection (a PAKE `failed`, a goodbye) reaches the peer
+                // before the server tells it we left. Bounded by the close's grace.
+                if closing.isEmpty { leaveRoom() } else { leavesWhenClosed = true }
             }
         case .createPeer(let request, let isOfferer, let entries):
             createPeer(request: request, isOfferer: isOfferer, entries: entries)
@@ -227,8 +231,13 @@ public final class ChatManager {
             guard let link = links.removeValue(forKey: id) else { break }
             closing[id] = link
             link.close(grace: grace) { [weak self] in
-                self?.closing[id] = nil
-                self?.stopWhenClosed()
+                guard let self else { return }
+                self.closing[id] = nil
+                if self.leavesWhenClosed && self.closing.isEmpty {
+                    self.leavesWhenClosed = false
+                    self.leaveRoom()
+                }
+                self.stopWhenClosed()
             }
         case .shutDownPeer(let transport):
             links.removeValue(forKey: ObjectIdentifier(transport))?.shutDown()
@@ -290,6 +299,14 @@ public final class ChatManager {
     /// The loop stops once the session finished and every peer link closing
     /// gracefully is done (its SCTP shutdown, at most a few seconds): the
     /// browser then sees its channels close, not only the server's `peer_left`.
+    private func leaveRoom() {
+        signaling.leave { [weak self] in
+            guard let self else { return }
+            self.session.signalingLeft(now: self.now)
+            self.wake()
+        }
+    }
+
     private func stopWhenClosed() {
         guard let status, closing.isEmpty, !stopped else { return }
         stopped = true

@@ -153,7 +153,7 @@ final class FakePeer: PeerTransport {
     func close() {
         guard !closed else { return }
         closed = true
-        if let other, !dead { world.transmit(from: self, .closed) }
+        if other != nil, !dead { world.transmit(from: self, .closed) }
     }
 
     /// The "certificate"'s fingerprint; a server in the middle (`World.interceptor`)

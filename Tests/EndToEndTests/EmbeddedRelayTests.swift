@@ -206,7 +206,7 @@ import TestSupport
 /// A relayed file transfer across a crash of `serve`, apart from
 /// `EmbeddedRelayTests` so that its wait for the peers to notice the crash
 /// (8 s without an answer) runs beside them, not after them.
-@Suite(.ownThread) struct EmbeddedRelayRestartTests {
+@Suite(.ownThreadFirst) struct EmbeddedRelayRestartTests {
     /// serve crashes mid-transfer and comes back: the allocations died with
     /// it, so both ends reallocate and the relayed transfer goes on from
     /// where it was; the file arrives whole and verified.

@@ -10,7 +10,7 @@ import Testing
 /// keeps both NATs' mappings and filters open. Lowering the timeout to
 /// 10 s stands in for waiting 5 minutes behind a 30 s NAT; the 30 s NAT
 /// itself is idle past its timeout too. The two run side by side. Needs root.
-@Suite(.ownThread, .enabled(if: getuid() == 0, "natlab needs root"))
+@Suite(.ownThreadFirst, .enabled(if: getuid() == 0, "natlab needs root"))
 struct NATTimeoutTests {
     /// The routers' UDP timeout and the idle time: two and a half timeouts
     /// of a 10 s NAT, a timeout and 5 s of a 30 s one.

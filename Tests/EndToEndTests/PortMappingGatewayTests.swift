@@ -86,7 +86,8 @@ struct PortMappingGatewayTests {
         #expect(alice.waitForEvent("connected", timeout: 30) != nil, "\(alice.transcript)")
         #expect(bob.waitForEvent("connected", timeout: 30) != nil, "\(bob.transcript)")
         #expect(waitFor { gateway.mappings().count == 1 }, "the chat's port is mapped: \(gateway.mappings())")
-        #expect(waitFor { alice.stderr.contains { $0.contains("localCandidate") && $0.contains("44.0.0.1") && $0.contains("srflx") } },
+        // The session's trace of what it trickles to the peer through the server.
+        #expect(waitFor { alice.stderr.contains { $0.contains("ice_candidate") && $0.contains("44.0.0.1") && $0.contains("srflx") } },
                 "the mapping is offered as a srflx candidate\n\(alice.transcript)")
         alice.signal(SIGINT)
         #expect(alice.waitForExit(timeout: 10) == 130)

@@ -6,7 +6,7 @@ import Testing
 /// the sender says so and waits, and the same command run again rejoins,
 /// proves the code again and finishes the file from its `.part`. What each
 /// side says when nothing, or only part of a file, came.
-@Suite(.ownThread, .serialized) struct ReceiveAgainTests {
+@Suite(.ownThreadFirst, .serialized) struct ReceiveAgainTests {
     /// Random-looking bytes up front (so a wrong offset shows), then a sparse tail made at once.
     static func makeFile(_ dir: String, size: Int) throws -> String {
         let path = dir + "/big.bin"

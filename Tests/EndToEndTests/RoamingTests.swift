@@ -13,7 +13,7 @@ import Testing
 /// the recovery (new address up → that line at the peer) is printed. It is
 /// bounded by chatcli serve, which frees the mover's old, silently dead
 /// signaling seat after a 2 s ping (see `RoomFullTests`). Needs root.
-@Suite(.ownThread, .enabled(if: getuid() == 0, "natlab needs root"))
+@Suite(.ownThreadFirst, .enabled(if: getuid() == 0, "natlab needs root"))
 struct RoamingTests {
     @Test func aChatFollowsANewInterfaceOnOneSideThenBothThenALinkDownFiveSeconds() throws {
         let lab = try NATLab(left: "cone", right: "cone")

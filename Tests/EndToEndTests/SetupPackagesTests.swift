@@ -6,7 +6,7 @@ import Testing
 /// named in the tests and tools is traced to its package (`dpkg -S`) and
 /// must be in `CHATCLI_APT_PACKAGES` or in Debian's base system
 /// (`Tools/lib/check-packages`).
-@Suite(.ownThread) struct SetupPackagesTests {
+@Suite(.ownThreadFirst) struct SetupPackagesTests {
     static let checker = Harness.packageRoot + "/Tools/lib/check-packages"
 
     @Test func everyProgramTheTestsRunIsInstalledByToolsTest() throws {
