@@ -4,7 +4,7 @@ import PeerConnection
 import STUN
 import Testing
 
-@Suite(.computeThread, .serialized) struct PeerConnectionTests {
+@Suite(.computeThreadFirst, .serialized) struct PeerConnectionTests {
     @Test func twoPeersConnectAndChat() throws {
         let pair = try PeerPair(index: 1, link: .perfect, seed: 7)
         drive(pair, timeout: 10) { pair.bothConnected || pair.failure != nil }

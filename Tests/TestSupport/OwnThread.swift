@@ -75,6 +75,9 @@ extension Trait where Self == OwnThreadTrait {
     /// Each test on a thread of a pool with one per core: for unit tests
     /// that compute for seconds (thousands of handshakes, long emulations).
     public static var computeThread: Self { OwnThreadTrait(pool: TestThreads.compute) }
+    /// The same, ahead of the others: for the longest of them, which would
+    /// otherwise start last and end the run.
+    public static var computeThreadFirst: Self { OwnThreadTrait(first: true, pool: TestThreads.compute) }
 }
 
 /// The pool: executors handed out one per running test, waiters served in order.
