@@ -68,7 +68,7 @@ let package = Package(
             "ChatClient", "Signaling", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire", "Redis", "DTLS", "FileTransfer",
         ]),
 
-        .target(name: "TestSupport", dependencies: ["Wire", "STUN", "Runtime", "COpenSSL"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Wire", "STUN", "Runtime", "COpenSSL", "FileTransfer"], path: "Tests/TestSupport"),
         .testTarget(name: "WireTests", dependencies: ["Wire", "TestSupport"]),
         .testTarget(name: "STUNTests", dependencies: ["STUN", "Wire", "TestSupport"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "TURN", "Wire", "TestSupport"]),

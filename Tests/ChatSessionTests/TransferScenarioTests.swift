@@ -1,6 +1,7 @@
 @testable import ChatClient
 import FileTransfer
 import Testing
+import TestSupport
 
 /// File transfers as part of the chat core, in the world: each side's
 /// transfers run on its session's connection (the session owns both), over

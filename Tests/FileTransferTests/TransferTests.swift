@@ -1,5 +1,6 @@
 import Testing
 @testable import FileTransfer
+import TestSupport
 
 @Suite struct TransferTests {
     @Test(arguments: [0, 1, 999, 1000, 1001, 65_535, 65_536, 65_537])

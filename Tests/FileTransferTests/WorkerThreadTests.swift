@@ -1,6 +1,7 @@
 import Dispatch
 import Testing
 @testable import FileTransfer
+import TestSupport
 
 /// The sender's read-ahead thread and the receiver's write-behind thread
 /// change where the work happens, never what arrives: the same transfers as

@@ -1,0 +1,60 @@
+import Dispatch
+@testable import FileTransfer
+import TestSupport
+
+/// Sender and receiver wired back to back; `corrupt` may alter messages in flight.
+struct TransferPair {
+    let sender: FileSender
+    let receiver: FileReceiver
+    var corrupt: ((inout [UInt8]) -> Void)?
+    var messages = 0
+    var senderEvents: [FileSender.Event] = []
+    var receiverEvents: [FileReceiver.Event] = []
+
+    /// Signalled by the sender's reading thread when it has read on (`FileSender.wake`).
+    let woken = DispatchSemaphore(value: 0)
+
+    init(source: TransferSource, sink: TransferSink, chunkSize: Int = 1000, readAhead: Bool = false) {
+        let woken = woken
+        sender = FileSender(source: source, chunkSize: chunkSize, readAhead: readAhead, wake: { woken.signal() })
+        receiver = FileReceiver(sink: sink)
+    }
+
+    /// Moves messages both ways until nothing moves (or `limit` messages, to
+    /// interrupt a transfer part way); the receiver accepts offers.
+    mutating func run(limit: Int = .max, accept: Bool = true) {
+        sender.start()
+        var moved = true
+        while moved && messages < limit {
+            moved = false
+            while messages < limit, var m = sender.pollMessage() {
+                corrupt?(&m)
+                receiver.handle(message: m)
+                messages += 1
+                moved = true
+            }
+            while let e = receiver.pollEvent() {
+                receiverEvents.append(e)
+                if case .offer = e { accept ? receiver.accept() : receiver.decline("no thanks") }
+            }
+            while let m = receiver.pollMessage() {
+                sender.handle(message: m)
+                moved = true
+            }
+            while let e = sender.pollEvent() { senderEvents.append(e) }
+            // The sender never waits for its disk: it said so, and its thread's wake says when to ask again.
+            if !moved && messages < limit && sender.isWaitingForDisk {
+                woken.wait()
+                moved = true
+            }
+        }
+    }
+}
+
+func pattern(_ count: Int, seed: UInt8 = 7) -> [UInt8] {
+    var x = UInt32(seed)
+    return (0..<count).map { _ in
+        x = x &* 1_103_515_245 &+ 12345
+        return UInt8(truncatingIfNeeded: x >> 16)
+    }
+}
