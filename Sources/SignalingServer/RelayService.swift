@@ -140,9 +140,7 @@ final class RelayService {
             ip = NetworkInterfaces.addresses(includeLoopback: false).first { ($0.family == .ipv4) == wantIPv4 }
         }
         guard let ip else { return nil }
-        // An even port (EVEN-PORT) from the kernel's picks takes a few tries.
-        let ports = candidatePorts().filter { !pending.evenPort || $0 % 2 == 0 }
-        for port in pending.evenPort && ports == [0] ? [0, 0, 0, 0, 0, 0, 0, 0] : ports {
+        for port in pending.evenPort ? evenCandidatePorts(ip) : candidatePorts() {
             guard let socket = try? UDPSocket(loop: loop, bind: ip.with(port: port)),
                   let address = STUNAddress(socket.localAddress) else { continue }
             if pending.evenPort && address.port % 2 != 0 {
@@ -157,6 +155,24 @@ final class RelayService {
             return address
         }
         return nil
+    }
+
+    /// Even ports to try for EVEN-PORT: the range's even ports, or, with no
+    /// range, the even neighbours of ports the kernel picks. The picks are
+    /// held open while looking, since a kernel (or a sandbox's network
+    /// stack) may hand the same odd port back as soon as it is free again.
+    private func evenCandidatePorts(_ ip: SocketAddress) -> [UInt16] {
+        guard settings.relayPorts == nil else { return candidatePorts().filter { $0 % 2 == 0 } }
+        var held: [UDPSocket] = []
+        defer { held.forEach { $0.close() } }
+        var ports: [UInt16] = []
+        for _ in 0..<8 {
+            guard let socket = try? UDPSocket(loop: loop, bind: ip.with(port: 0)) else { break }
+            held.append(socket)
+            let port = socket.localAddress.port
+            ports += port % 2 == 0 ? [port] : [port &+ 1, port &- 1].filter { $0 >= 1024 }
+        }
+        return ports
     }
 
     /// Port 0 (the kernel's pick), or up to 64 ports of the range from a

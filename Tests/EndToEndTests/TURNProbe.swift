@@ -63,13 +63,15 @@ final class TURNProbe {
     private var signing: (username: String, realm: String, nonce: String, key: STUNKey)?
     private(set) var relayed: STUNAddress?
 
-    /// Allocates with REST credentials; 0 on success, else the error code.
-    func allocate(username: String, password: String) throws -> Int {
-        let challenge = try exchange(request(.allocate, [.requestedTransport(17)]))
+    /// Allocates with REST credentials (asking for an even port with
+    /// `evenPort`, RFC 8656 §14.6); 0 on success, else the error code.
+    func allocate(username: String, password: String, evenPort: Bool = false) throws -> Int {
+        let wanted: [STUNAttribute] = [.requestedTransport(17)] + (evenPort ? [.evenPort(reserveNextPort: false)] : [])
+        let challenge = try exchange(request(.allocate, wanted))
         guard let realm = challenge.realm, let nonce = challenge.nonce,
               let key = STUNKey.longTerm(username: username, realm: realm, password: password) else { return challenge.errorCode?.code ?? -1 }
         signing = (username, realm, nonce, key)
-        let signed = request(.allocate, [.requestedTransport(17), .username(username), .realm(realm), .nonce(nonce)])
+        let signed = request(.allocate, wanted + [.username(username), .realm(realm), .nonce(nonce)])
         let reply = try exchange(signed, key: key)
         relayed = reply.xorRelayedAddress
         return reply.type.messageClass == .successResponse ? 0 : reply.errorCode?.code ?? -1
