@@ -7,12 +7,12 @@ import TestSupport
 /// other side's screens exactly once, in order. The one repeat allowed is
 /// the one no protocol can avoid: a process killed after showing a line but
 /// before its ack reached the sender leaves the line unacknowledged, and the
-/// resumed process shows it again. Hundreds of worlds, each a few
+/// resumed process shows it again. Hundreds of worlds (×`CHATCLI_STRESS`), each a few
 /// milliseconds of real time. (Offer glare after a resume during server
 /// restarts stalled 10 of the first 200 seeds until the initiator became
 /// the impolite side; see `ChatSession.offerCollides`.)
 @Suite(.computeThread) struct StormTests {
-    @Test(arguments: 1...1000)
+    @Test(arguments: 1...Stress.runs(300))
     func everyLineOfASurvivorArrivesExactlyOnceInOrder(seed: Int) throws {
         try storm(seed: seed)
     }
@@ -22,7 +22,7 @@ import TestSupport
     /// reliable channel turns that into retransmissions and head-of-line
     /// waits, so lines still arrive once and in order, only later. The
     /// signaling path jitters and loses too (TCP: also only delay).
-    @Test(arguments: 1...200)
+    @Test(arguments: 1...Stress.runs(100))
     func everyLineOfASurvivorArrivesExactlyOnceInOrderOverAJitteryReorderingPath(seed: Int) throws {
         try storm(seed: seed) { world in
             world.peerLink = LinkConditions(delay: .milliseconds(20), jitter: .milliseconds(40), loss: 0.05,

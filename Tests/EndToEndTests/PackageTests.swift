@@ -8,7 +8,8 @@ import Testing
 /// root made by `mmdebstrap` (never the machine's own root) it installs, runs
 /// (`--version`, and `chatcli serve` answering `/healthz` the way the unit
 /// starts it), is not enabled as a service, and purges without leftovers.
-@Suite(.ownThreadFirst, .enabled(if: PackagingTools.present, "mmdebstrap, lintian or dpkg-dev is missing (Tools/test installs them)"))
+@Suite(.ownThreadFirst, .enabled(if: PackagingTools.present, "mmdebstrap, lintian or dpkg-dev is missing (Tools/test installs them)"),
+       .disabled(if: Sanitizers.any, "the .deb ships the release binary, with the Swift runtime linked in; a sanitized build is neither"))
 struct PackageTests {
     static func run(_ executable: String, _ arguments: [String], timeout: TimeInterval = 300) throws -> Finished {
         let p = try ChildProcess(executable, arguments, name: (executable as NSString).lastPathComponent)
