@@ -17,7 +17,7 @@ public final class FileReceiver {
     }
 
     enum State: Equatable {
-        case awaitingOffer, awaitingUser, awaitingEntry, awaitingStart, receiving, finished, failed
+        case awaitingOffer, awaitingUser, awaitingEntry, proving, awaitingStart, receiving, finished, failed
     }
 
     public let sink: TransferSink
@@ -38,14 +38,33 @@ public final class FileReceiver {
     public private(set) var bytesReceived: UInt64 = 0
     public private(set) var bytesResumed: UInt64 = 0
 
-    public init(sink: TransferSink) { self.sink = sink }
+    /// Whether the `.part` already here is hashed on a thread of its own
+    /// when a transfer resumes (FileReceiver+Resume); `wake` is called from
+    /// that thread when it is done.
+    let readsAhead: Bool
+    let wake: @Sendable () -> Void
+    var proof: ExistingProof?
+    /// The last `pollMessage` found the hashing thread still at work: `wake` follows.
+    public internal(set) var isWaitingForDisk = false
+
+    public init(sink: TransferSink, readAhead: Bool = false, wake: @escaping @Sendable () -> Void = {}) {
+        self.sink = sink
+        readsAhead = readAhead
+        self.wake = wake
+    }
+
+    deinit { proof?.reading.close() }
 
     public var isFinished: Bool { state == .finished || state == .failed }
     /// The offer is shown and waits for `accept()` or `decline(_:)`.
     public var isAwaitingAnswer: Bool { state == .awaitingUser }
     public var bytesDone: UInt64 { bytesReceived + bytesResumed }
 
-    public func pollMessage() -> [UInt8]? { outbox.popFirst() }
+    public func pollMessage() -> [UInt8]? {
+        isWaitingForDisk = false
+        if state == .proving { pollProof() }
+        return outbox.popFirst()
+    }
     public func pollEvent() -> Event? { events.popFirst() }
 
     // MARK: The user's answer
@@ -76,6 +95,7 @@ public final class FileReceiver {
 
     public func channelClosed() {
         guard !isFinished else { return }
+        endProof()
         sink.abandon()
         fail("the connection to the sender closed before the transfer ended")
     }
@@ -87,6 +107,7 @@ public final class FileReceiver {
         guard let message = TransferMessage.decode(bytes) else { return stop("protocol violation: an undecodable message") }
         switch (state, message) {
         case (_, .abort(let reason)):
+            endProof()
             sink.abandon()
             fail("the sender stopped the transfer: \(reason)")
         case (.awaitingOffer, .offer(let offer)):
@@ -140,35 +161,12 @@ public final class FileReceiver {
             }
             existing = try sink.openFile(path, size: entry.size)
             current = (entry, path)
+            if readsAhead && existing > 0 { return startProof() }
             prefixHasher = try proveExisting()
         } catch {
             return stop(error)
         }
-        let prefix = prefixHasher ?? SHA256()
-        outbox.append(TransferMessage.resume(offset: existing, prefixHash: prefix.digest()).encode())
-        state = .awaitingStart
-    }
-
-    /// Hashes what is already in the partial file (at most the entry's size).
-    func proveExisting() throws(TransferError) -> SHA256 {
-        let h = SHA256()
-        guard let current, existing > 0 else { return h }
-        existing = min(existing, current.entry.size)
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var done: UInt64 = 0
-        while done < existing {
-            let want = Int(min(UInt64(buffer.count), existing - done))
-            let n = try buffer.withUnsafeMutableBytes { raw in
-                Result { () throws(TransferError) in
-                    try sink.readExisting(offset: done, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<want]))
-                }
-            }.get()
-            guard n > 0 else { break }
-            h.update(buffer[0..<n])
-            done += UInt64(n)
-        }
-        existing = done
-        return h
+        offerResume()
     }
 
     func handleStart(_ offset: UInt64) {
@@ -245,6 +243,7 @@ public final class FileReceiver {
     func stop(_ error: TransferError) {
         guard !isFinished else { return }
         outbox.append(TransferMessage.abort(error.peerMessage).encode())
+        endProof()
         if state != .awaitingOffer && state != .awaitingUser { sink.abandon() }
         fail(error.message)
     }

@@ -32,11 +32,13 @@ public final class FileSender {
 
     /// File bytes handed to the channel, and bytes the receiver already had (resumed).
     public private(set) var bytesSent: UInt64 = 0
-    public private(set) var bytesSkipped: UInt64 = 0
+    public internal(set) var bytesSkipped: UInt64 = 0
 
     /// Whether files are read (and hashed) ahead on a thread of their own.
     let readsAhead: Bool
     var readAhead: ReadAhead?
+    /// The resumed prefix being hashed (FileSender+Resume).
+    var proof: ResumeProof?
     /// Called from the reading thread when data the caller found missing is there.
     let wake: @Sendable () -> Void
 
@@ -55,9 +57,12 @@ public final class FileSender {
 
     /// The last `pollMessage` found the reading thread behind: `wake` follows
     /// (or came already), then `pollMessage` has more.
-    public private(set) var isWaitingForDisk = false
+    public internal(set) var isWaitingForDisk = false
 
-    deinit { readAhead?.close() }
+    deinit {
+        readAhead?.close()
+        proof?.reading.close()
+    }
 
     public var offer: TransferOffer { source.offer }
     public var isFinished: Bool { state == .finished || state == .failed }
@@ -106,7 +111,7 @@ public final class FileSender {
             let entry = source.entries[entryIndex]
             if source.canSeek, theirs > 0, theirs <= entry.size {
                 state = .proving(offset: theirs)
-                proveResume(entry: entry, offset: theirs, prefixHash: prefixHash)
+                startProof(entry: entry, offset: theirs, prefixHash: prefixHash)
             } else {
                 startData(at: 0)
             }
@@ -132,6 +137,7 @@ public final class FileSender {
         if let message = outbox.popFirst() { return message }
         switch state {
         case .nextEntry: sendNextEntry()
+        case .proving: pollProof()
         case .streaming: return nextChunk()
         default: return nil
         }
@@ -151,35 +157,6 @@ public final class FileSender {
         }
         outbox.append(TransferMessage.done.encode())
         state = .awaitingComplete
-    }
-
-    /// Hashes our own first `offset` bytes; equal to the receiver's, only the rest is sent.
-    func proveResume(entry: TransferEntry, offset: UInt64, prefixHash: [UInt8]) {
-        let prefix = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var done: UInt64 = 0
-        do {
-            while done < offset {
-                let want = Int(min(UInt64(buffer.count), offset - done))
-                let n = try buffer.withUnsafeMutableBytes { raw in
-                    Result { () throws(TransferError) in
-                        try source.read(entry: entryIndex, offset: done, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<want]))
-                    }
-                }.get()
-                guard n > 0 else { break }
-                prefix.update(buffer[0..<n])
-                done += UInt64(n)
-            }
-        } catch {
-            return cancel(error)
-        }
-        if done == offset, prefix.digest() == prefixHash {
-            hasher = prefix
-            bytesSkipped += offset
-            startData(at: offset)
-        } else {
-            startData(at: 0)
-        }
     }
 
     func startData(at start: UInt64) {
@@ -263,6 +240,8 @@ public final class FileSender {
     func fail(_ reason: String) {
         readAhead?.close()
         readAhead = nil
+        proof?.reading.close()
+        proof = nil
         state = .failed
         events.append(.failed(reason))
     }

@@ -3,16 +3,19 @@ import Wire
 /// Reads one file's DATA messages ahead on a thread of its own, hashing
 /// them in order, so the event loop only takes finished messages: reading
 /// and SHA-256 were about a third of the sending process's time. The
-/// thread reads from `offset` to the entry's end (its size when known, else
-/// the end of the stream), at most `limit` bytes ahead, and stops at the end,
-/// on a read error, or at `close`; `close` returns once it has stopped
-/// touching the source. `hasher` is only read by the loop after `poll`
-/// returned `.end`. The loop never waits for the disk: `poll` answers nil
+/// thread reads from `offset` to `size` (when known, else the end of the
+/// stream), at most `limit` bytes ahead, and stops at the end, on a read
+/// error, or at `close`; `close` returns once it has stopped touching the
+/// source. `hasher` is only read by the loop after `poll` returned `.end`.
+/// The same thread proves a resume: it hashes the prefix both sides claim
+/// to share (the sender's file, the receiver's `.part`), so neither loop
+/// waits for a gigabyte to be read. The loop never waits for the disk: `poll` answers nil
 /// while nothing is read yet, and the thread calls `wake` once it has
 /// something for a loop that found nothing.
 final class ReadAhead: @unchecked Sendable {
-    // @unchecked: every var is used with `monitor` locked; `source` and
-    // `hasher` only by the thread until it has finished (`running` false).
+    // @unchecked: every var is used with `monitor` locked; `readBytes` (and the
+    // source or sink it reads) and `hasher` only by the thread until it has
+    // finished (`running` false).
     enum Output {
         /// A DATA message (tag byte and file bytes), and how many file bytes it holds.
         case chunk([UInt8], Int)
@@ -21,8 +24,10 @@ final class ReadAhead: @unchecked Sendable {
         case failure(TransferError)
     }
 
-    let source: TransferSource
-    let entry: Int
+    /// Reads up to the buffer's size from an offset; 0 at the end. Called on the thread only.
+    typealias Read = (UInt64, UnsafeMutableRawBufferPointer) throws(TransferError) -> Int
+
+    let readBytes: Read
     let size: UInt64?
     let chunkSize: Int
     let limit: Int
@@ -36,18 +41,26 @@ final class ReadAhead: @unchecked Sendable {
     var wanted = false
     let wake: @Sendable () -> Void
 
-    init(source: TransferSource, entry: Int, offset: UInt64, size: UInt64?, chunkSize: Int, hasher: SHA256, limit: Int = 8 << 20,
-         wake: @escaping @Sendable () -> Void) {
+    /// Entry `entry` of `source` from `offset`.
+    convenience init(source: TransferSource, entry: Int, offset: UInt64, size: UInt64?, chunkSize: Int, hasher: SHA256,
+                     limit: Int = 8 << 20, wake: @escaping @Sendable () -> Void) {
+        self.init(name: source.entries[entry].path, offset: offset, size: size, chunkSize: chunkSize, hasher: hasher, limit: limit, wake: wake) {
+            (offset, buffer) throws(TransferError) in try source.read(entry: entry, offset: offset, into: buffer)
+        }
+    }
+
+    /// Whatever `read` reads (`name` for the error when no thread starts).
+    init(name: String, offset: UInt64, size: UInt64?, chunkSize: Int, hasher: SHA256, limit: Int = 8 << 20,
+         wake: @escaping @Sendable () -> Void, read: @escaping Read) {
         self.wake = wake
-        self.source = source
-        self.entry = entry
+        self.readBytes = read
         self.size = size
         self.chunkSize = chunkSize
         self.hasher = hasher
         self.limit = max(chunkSize, limit)
         if !startWorkerThread({ [self] in run(from: offset) }) {
             running = false
-            outputs.append(.failure(TransferError("cannot start a thread to read \(source.entries[entry].path)")))
+            outputs.append(.failure(TransferError("cannot start a thread to read \(name)")))
         }
     }
 
@@ -119,9 +132,7 @@ final class ReadAhead: @unchecked Sendable {
         let n: Int
         do {
             n = try message.withUnsafeMutableBytes { raw in
-                Result { () throws(TransferError) in
-                    try source.read(entry: entry, offset: offset, into: UnsafeMutableRawBufferPointer(rebasing: raw[1...]))
-                }
+                Result { () throws(TransferError) in try readBytes(offset, UnsafeMutableRawBufferPointer(rebasing: raw[1...])) }
             }.get()
         } catch {
             return .failure(error)

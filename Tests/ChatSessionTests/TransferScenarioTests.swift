@@ -11,10 +11,12 @@ import TestSupport
     /// Alice and Bob connected, both with transfers; Bob's arrive in `sink`.
     func pair(_ world: World, autoAccept: Bool = true, sink: MemorySink = MemorySink()) throws -> (alice: Client, bob: Client) {
         let (alice, bob) = try world.pair()
+        // No reading threads: the memory "disk" answers at once, on the world's clock.
         let sending = FileTransfers { _ in MemorySink() }
-        sending.readsAhead = false   // the memory "disk" answers at once, on the world's clock
+        sending.readsAhead = false
         alice.session.attach(sending)
         let files = FileTransfers { _ in sink }
+        files.readsAhead = false
         files.autoAccept = autoAccept
         bob.session.attach(files)
         return (alice, bob)
@@ -91,6 +93,7 @@ import TestSupport
         #expect(world.run(until: { alice.count(.peerAway) == 1 }, limit: .seconds(30)))
         let back = world.resume(bob)
         let files = FileTransfers { _ in sink }
+        files.readsAhead = false
         files.autoAccept = true
         back.session.attach(files)
         #expect(world.run(until: { alice.finished.count == 1 && back.finished.count == 1 }, limit: .seconds(120)),

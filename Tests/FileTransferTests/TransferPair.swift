@@ -17,7 +17,7 @@ struct TransferPair {
     init(source: TransferSource, sink: TransferSink, chunkSize: Int = 1000, readAhead: Bool = false) {
         let woken = woken
         sender = FileSender(source: source, chunkSize: chunkSize, readAhead: readAhead, wake: { woken.signal() })
-        receiver = FileReceiver(sink: sink)
+        receiver = FileReceiver(sink: sink, readAhead: readAhead, wake: { woken.signal() })
     }
 
     /// Moves messages both ways until nothing moves (or `limit` messages, to
@@ -42,8 +42,8 @@ struct TransferPair {
                 moved = true
             }
             while let e = sender.pollEvent() { senderEvents.append(e) }
-            // The sender never waits for its disk: it said so, and its thread's wake says when to ask again.
-            if !moved && messages < limit && sender.isWaitingForDisk {
+            // Neither side waits for its disk: it said so, and its thread's wake says when to ask again.
+            if !moved && messages < limit && (sender.isWaitingForDisk || receiver.isWaitingForDisk) {
                 woken.wait()
                 moved = true
             }

@@ -122,6 +122,25 @@ final class GatedSource: TransferSource {
     }
 }
 
+/// A `.part` whose reads wait until the test lets one through.
+final class GatedSink: TransferSink {
+    let inner: MemorySink
+    let gate = DispatchSemaphore(value: 0)
+    init(_ inner: MemorySink) { self.inner = inner }
+    func begin(_ offer: TransferOffer, name: SafePath) throws(TransferError) { try inner.begin(offer, name: name) }
+    func makeFolder(_ path: SafePath, mode: UInt16) throws(TransferError) { try inner.makeFolder(path, mode: mode) }
+    func openFile(_ path: SafePath, size: UInt64) throws(TransferError) -> UInt64 { try inner.openFile(path, size: size) }
+    func readExisting(offset: UInt64, into buffer: UnsafeMutableRawBufferPointer) throws(TransferError) -> Int {
+        gate.wait()
+        return try inner.readExisting(offset: offset, into: buffer)
+    }
+    func truncate(to length: UInt64) throws(TransferError) { try inner.truncate(to: length) }
+    func write(_ bytes: ArraySlice<UInt8>) throws(TransferError) { try inner.write(bytes) }
+    func closeFile(mode: UInt16, verified: Bool) throws(TransferError) { try inner.closeFile(mode: mode, verified: verified) }
+    func finish() throws(TransferError) -> String { try inner.finish() }
+    func abandon() { inner.abandon() }
+}
+
 @Suite struct SlowDiskTests {
     /// The sender's loop never waits for its disk: with every read held
     /// back, `pollMessage` answers at once that nothing is ready, and the
@@ -147,5 +166,63 @@ final class GatedSource: TransferSource {
         pair.run()
         #expect(sink.finished["a"] == bytes)
         #expect(pair.senderEvents.last == .finished(mismatches: 0))
+    }
+
+    /// Moves messages until `done` (at most 20 rounds); the receiver
+    /// accepts, and its `.part` is hashed on its thread (`woken` says when).
+    static func exchange(_ pair: TransferPair, until done: () -> Bool) {
+        let sender = pair.sender, receiver = pair.receiver
+        var rounds = 0
+        while !done() && rounds < 20 {
+            rounds += 1
+            while let m = sender.pollMessage() { receiver.handle(message: m) }
+            while let e = receiver.pollEvent() { if case .offer = e { receiver.accept() } }
+            while let m = receiver.pollMessage() { sender.handle(message: m) }
+            if !done() && receiver.isWaitingForDisk { pair.woken.wait() }
+        }
+    }
+
+    /// A resume proves the shared prefix by hashing it on both sides. The
+    /// sender hashes its own first bytes on the reading thread: with its
+    /// disk held back it answers at once that it waits, and sends only the
+    /// rest once the disk answered. Before: it read the whole prefix on
+    /// the loop (a gigabyte for a gigabyte resumed).
+    @Test(.timeLimit(.minutes(1)))
+    func theSenderHashesAResumedPrefixWithoutHoldingItsLoop() {
+        let bytes = pattern(5000)
+        let source = GatedSource(MemorySource(file: "a", bytes: bytes))
+        let sink = MemorySink()
+        sink.partial["a"] = Array(bytes.prefix(3000))
+        var pair = TransferPair(source: source, sink: sink, readAhead: true)
+        pair.sender.start()
+        let sender = pair.sender
+        Self.exchange(pair) { sender.isWaitingForDisk }
+        #expect(pair.sender.isWaitingForDisk, "the sender waits for the prefix's hash")
+        #expect(pair.sender.pollMessage() == nil && pair.sender.isWaitingForDisk)
+        for _ in 0..<10 { source.gate.signal() }   // three reads of the prefix, two of the rest and the end
+        pair.run()
+        #expect(sink.finished["a"] == bytes)
+        #expect(pair.sender.bytesSkipped == 3000 && pair.sender.bytesSent == 2000)
+    }
+
+    /// The receiver hashes its `.part` on a thread too: with the `.part`'s
+    /// reads held back it has nothing to say yet (no resume), and offers the
+    /// resume once they come through. Before: it read the whole `.part` on the loop.
+    @Test(.timeLimit(.minutes(1)))
+    func theReceiverHashesItsPartFileWithoutHoldingItsLoop() {
+        let bytes = pattern(5000)
+        let inner = MemorySink()
+        inner.partial["a"] = Array(bytes.prefix(3000))
+        let sink = GatedSink(inner)
+        var pair = TransferPair(source: MemorySource(file: "a", bytes: bytes), sink: sink, readAhead: true)
+        pair.sender.start()
+        let receiver = pair.receiver
+        Self.exchange(pair) { receiver.isWaitingForDisk }
+        #expect(pair.receiver.isWaitingForDisk, "the receiver waits for its .part's hash")
+        #expect(pair.receiver.pollMessage() == nil && pair.receiver.isWaitingForDisk)
+        for _ in 0..<4 { sink.gate.signal() }   // 3,000 bytes in one read, then the end
+        pair.run()
+        #expect(inner.finished["a"] == bytes)
+        #expect(pair.sender.bytesSkipped == 3000 && pair.receiver.bytesResumed == 3000)
     }
 }

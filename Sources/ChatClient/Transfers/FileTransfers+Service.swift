@@ -121,7 +121,7 @@ extension FileTransfers {
             finish(t, .failed(id: t.id, .receiving, reason: reason), on: pc)
             return
         }
-        let receiver = FileReceiver(sink: makeSink(offer))
+        let receiver = FileReceiver(sink: makeSink(offer), readAhead: readsAhead, wake: wake)
         t.meter = ProgressMeter(total: offer.totalSize)
         t.receiver = receiver
         receiver.handle(message: bytes)

@@ -1,0 +1,83 @@
+import Wire
+
+/// A resume seen from the receiver (FileTransfer.md): what is already in
+/// the `.part` is hashed and offered to the sender, which sends only the
+/// rest if its own prefix hashes the same. With read-ahead the hashing runs
+/// on `ReadAhead`'s thread, so a gigabyte-long `.part` never holds the loop:
+/// `pollMessage` answers nil (`isWaitingForDisk`) until it is done, and the
+/// thread's `wake` says when.
+final class ExistingProof {
+    let reading: ReadAhead
+    var read: UInt64 = 0
+
+    init(reading: ReadAhead) { self.reading = reading }
+}
+
+extension FileReceiver {
+    func startProof() {
+        guard let current else { return }
+        existing = min(existing, current.entry.size)
+        let sink = sink
+        let reading = ReadAhead(name: current.path.description, offset: 0, size: existing, chunkSize: 1 << 18, hasher: SHA256(), wake: wake) {
+            (offset, buffer) throws(TransferError) in try sink.readExisting(offset: offset, into: buffer)
+        }
+        proof = ExistingProof(reading: reading)
+        state = .proving
+    }
+
+    /// Takes what the hashing thread has read; at its end, offers the resume.
+    func pollProof() {
+        guard let proof else { return }
+        while let output = proof.reading.poll() {
+            switch output {
+            case .chunk(_, let n):
+                proof.read += UInt64(n)
+            case .end:
+                self.proof = nil
+                existing = proof.read
+                // The thread is done with the hasher: the rest of the file is hashed on from it.
+                prefixHasher = proof.reading.hasher
+                return offerResume()
+            case .failure(let error):
+                self.proof = nil
+                return stop(error)
+            }
+        }
+        isWaitingForDisk = true
+    }
+
+    /// Stops the hashing thread before anything else touches the sink.
+    func endProof() {
+        proof?.reading.close()
+        proof = nil
+    }
+
+    func offerResume() {
+        let prefix = prefixHasher ?? SHA256()
+        outbox.append(TransferMessage.resume(offset: existing, prefixHash: prefix.digest()).encode())
+        state = .awaitingStart
+    }
+
+    /// Hashes what is already in the partial file (at most the entry's size).
+    /// On the caller's thread (a receiver without read-ahead).
+    func proveExisting() throws(TransferError) -> SHA256 {
+        let h = SHA256()
+        guard let current, existing > 0 else { return h }
+        existing = min(existing, current.entry.size)
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var done: UInt64 = 0
+        while done < existing {
+            let want = Int(min(UInt64(buffer.count), existing - done))
+            let n = try buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(TransferError) in
+                    try sink.readExisting(offset: done, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<want]))
+                }
+            }.get()
+            guard n > 0 else { break }
+            h.update(buffer[0..<n])
+            done += UInt64(n)
+        }
+        existing = done
+        return h
+    }
+}

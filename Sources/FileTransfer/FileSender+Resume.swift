@@ -1,0 +1,81 @@
+import Wire
+
+/// A resume (FileTransfer.md): the receiver says how many bytes of the file
+/// it has and their SHA-256; the sender hashes its own first as many bytes
+/// and sends only the rest when the two agree (else everything, from 0).
+/// With read-ahead the hashing runs on `ReadAhead`'s thread, so a
+/// gigabyte-long prefix never holds the loop: `pollMessage` answers nil
+/// (`isWaitingForDisk`) until the thread is done, and its `wake` says when.
+final class ResumeProof {
+    let reading: ReadAhead
+    let offset: UInt64
+    let theirs: [UInt8]
+    var read: UInt64 = 0
+
+    init(reading: ReadAhead, offset: UInt64, theirs: [UInt8]) {
+        self.reading = reading
+        self.offset = offset
+        self.theirs = theirs
+    }
+}
+
+extension FileSender {
+    func startProof(entry: TransferEntry, offset: UInt64, prefixHash: [UInt8]) {
+        guard readsAhead else { return proveResume(entry: entry, offset: offset, prefixHash: prefixHash) }
+        let reading = ReadAhead(source: source, entry: entryIndex, offset: 0, size: offset, chunkSize: chunkSize, hasher: SHA256(), wake: wake)
+        proof = ResumeProof(reading: reading, offset: offset, theirs: prefixHash)
+    }
+
+    /// Takes what the hashing thread has read; at its end, compares.
+    func pollProof() {
+        guard let proof else { return }
+        while let output = proof.reading.poll() {
+            switch output {
+            case .chunk(_, let n):
+                proof.read += UInt64(n)
+            case .end:
+                self.proof = nil
+                // The thread is done with the hasher: it goes on hashing the rest on the loop's side.
+                return finishProof(proof.reading.hasher, read: proof.read, offset: proof.offset, theirs: proof.theirs)
+            case .failure(let error):
+                self.proof = nil
+                return cancel(error)
+            }
+        }
+        isWaitingForDisk = true
+    }
+
+    /// Hashes our own first `offset` bytes on the caller's thread (a source without read-ahead).
+    func proveResume(entry: TransferEntry, offset: UInt64, prefixHash: [UInt8]) {
+        let prefix = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var done: UInt64 = 0
+        do {
+            while done < offset {
+                let want = Int(min(UInt64(buffer.count), offset - done))
+                let n = try buffer.withUnsafeMutableBytes { raw in
+                    Result { () throws(TransferError) in
+                        try source.read(entry: entryIndex, offset: done, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<want]))
+                    }
+                }.get()
+                guard n > 0 else { break }
+                prefix.update(buffer[0..<n])
+                done += UInt64(n)
+            }
+        } catch {
+            return cancel(error)
+        }
+        finishProof(prefix, read: done, offset: offset, theirs: prefixHash)
+    }
+
+    /// Equal prefixes: only the rest is sent, hashed on from `prefix`.
+    func finishProof(_ prefix: SHA256, read: UInt64, offset: UInt64, theirs: [UInt8]) {
+        if read == offset, prefix.digest() == theirs {
+            hasher = prefix
+            bytesSkipped += offset
+            startData(at: offset)
+        } else {
+            startData(at: 0)
+        }
+    }
+}
