@@ -70,7 +70,9 @@ final class ClusterHub: SignalingRelay {
             return order.local(connection, .error(code))
         case .success(.ping):
             return order.local(connection, .pong)
-        case .success(.joinRoom(let roomId)):
+        case .success(.joinRoom(let roomId)), .success(.joinGroup(let roomId, _)):
+            // A cluster makes no group rooms (create refuses them), so a
+            // device id has no seat to name here: the room is a pair.
             guard RoomID(roomId) != nil else { return order.local(connection, .error(.roomNotFound)) }
             return enqueue(ClusterHubScripts.join, connection, [roomId])
         case .success(.leaveRoom):

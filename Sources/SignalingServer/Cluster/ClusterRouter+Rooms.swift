@@ -21,12 +21,15 @@ extension ClusterRouter {
 
     func create(_ request: HTTPRequest, _ token: LongPollToken, _ now: UnixTime) {
         let code: JoinCode, seconds: Int64, client1: DeviceID
-        do {
+        do throws(RESTError) {
             let body = try RESTFields.object(request.body)
             try RESTFields.requirePresent(body, "joinid", "client1", "expiresInSeconds")
             code = try RESTFields.joinCode(body)
             seconds = try RESTFields.expiresInSeconds(body)
             client1 = try RESTFields.deviceID(body, "client1")
+            // Group rooms live in one instance's registry so far; a cluster
+            // says so rather than make a pair of a group request.
+            if try RESTFields.groupMax(body) != nil { throw RESTRouter.groupsNotSupported }
         } catch {
             return finishError(token, error)
         }
