@@ -111,7 +111,6 @@ public struct HTTPResponse: Sendable, Equatable {
         case 429: return "Too Many Requests"
         case 431: return "Request Header Fields Too Large"
         case 500: return "Internal Server Error"
-        case 501: return "Not Implemented"
         case 503: return "Service Unavailable"
         default: return "Status \(status)"
         }

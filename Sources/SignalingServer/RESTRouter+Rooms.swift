@@ -49,10 +49,6 @@ extension RESTRouter {
         }
     }
 
-    /// A `--redis` cluster holds no group rooms (yet): `501`, so a client can
-    /// tell the people to use a single-instance server.
-    static let groupsNotSupported = RESTError(501, "groups_not_supported")
-
     /// Too many live rooms: creating waits until some expire (WireProtocol §1).
     static let codeSpaceFull = RESTError(503, "code_space_full", headers: HTTPHeaders([("Retry-After", "60")]))
 
