@@ -38,7 +38,11 @@ public struct Outbound: Equatable, Sendable {
 /// protocol has no message for it, and their chat may already run peer to
 /// peer; the server was never what protects it.
 ///
-/// Every operation is O(1); a connection costs one small dictionary entry.
+/// **Group rooms** (WireProtocol §2b) seat members by member id instead;
+/// see `SignalingHub+Group.swift`.
+///
+/// Every operation is O(1) (in a group room, O(members)); a connection
+/// costs one small dictionary entry.
 public final class SignalingHub {
     /// Text frames over this many bytes are answered `message_too_large`.
     public static let maxTextBytes = 64 * 1024

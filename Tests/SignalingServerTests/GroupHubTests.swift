@@ -81,6 +81,11 @@ private struct GroupScene {
         #expect(s.send(0, #"{"type":"chat_x","to":"\#(stranger)"}"#) == [Outbound(s.socket(0), .error(.unknownMember))])
     }
     #expect(s.send(0, s.to(3)) == [Outbound(s.socket(0), .error(.noPeer))], "admitted, not here yet")
+    // A member of another room, seated there, is out of reach.
+    let other = try #require(s.f.createGroup("654321", client1: "zed-device-9").json?["memberId"]?.stringValue)
+    let otherRoom = try #require(s.f.accept("654321", client2: "yan-device-8").json?["roomid"]?.stringValue)
+    _ = s.hub.receive(s.socket(6), text: #"{"type":"join_room","roomId":"\#(otherRoom)","deviceId":"zed-device-9"}"#, now: s.f.now)
+    #expect(s.send(0, #"{"type":"chat_x","to":"\#(other)"}"#) == [Outbound(s.socket(0), .error(.unknownMember))])
     #expect(s.send(7, s.to(1)) == [Outbound(s.socket(7), .error(.notInRoom))])
 }
 
