@@ -74,7 +74,7 @@ public final class SignalingHub {
     var groups: [RoomID: GroupSeats] = [:]
     var probes: [ConnectionID] = []
     private var random: any RandomNumberGenerator
-    let roomIsJoinable: (RoomID, UnixTime) -> Bool
+    private let roomIsJoinable: (RoomID, UnixTime) -> Bool
     let roster: (RoomID, UnixTime) -> RoomRegistry.Roster?
     let endGroup: (RoomID, UnixTime) -> Void
 
