@@ -11,6 +11,9 @@ import Wire
 /// and `from`/`roomId`, which the server sets), so peers can extend them.
 public enum ClientMessage: Equatable, Sendable {
     case joinRoom(roomId: String)
+    /// `join_room` with the `deviceId` the member was admitted with: how a
+    /// member takes (or takes back) its seat in a group room (§2b).
+    case joinGroup(roomId: String, deviceId: DeviceID)
     case leaveRoom
     case ping
     /// `webrtc_offer`, `webrtc_answer`, `ice_candidate`, `key_exchange` or `chat_*`;
@@ -24,7 +27,13 @@ public enum ClientMessage: Equatable, Sendable {
         switch type {
         case MessageType.joinRoom:
             guard let roomId = json["roomId"]?.stringValue else { return .failure(.invalidMessage) }
-            return .success(.joinRoom(roomId: roomId))
+            switch json["deviceId"] {
+            case .none, .some(.null):
+                return .success(.joinRoom(roomId: roomId))
+            case .some(let value):
+                guard let device = value.stringValue.flatMap(DeviceID.init) else { return .failure(.invalidMessage) }
+                return .success(.joinGroup(roomId: roomId, deviceId: device))
+            }
         case MessageType.leaveRoom:
             return .success(.leaveRoom)
         case MessageType.ping:
@@ -51,6 +60,8 @@ public enum ClientMessage: Equatable, Sendable {
         switch self {
         case .joinRoom(let roomId):
             return ["type": .string(MessageType.joinRoom), "roomId": .string(roomId)]
+        case .joinGroup(let roomId, let device):
+            return ["type": .string(MessageType.joinRoom), "roomId": .string(roomId), "deviceId": .string(device.rawValue)]
         case .leaveRoom:
             return ["type": .string(MessageType.leaveRoom)]
         case .ping:
@@ -58,6 +69,12 @@ public enum ClientMessage: Equatable, Sendable {
         case .relay(let type, let payload):
             return .object([("type", .string(type))] + payload.filter { $0.0 != "type" })
         }
+    }
+
+    /// The member a relay in a group room is addressed to (its `to`), if any.
+    public var to: String? {
+        guard case .relay(_, let payload) = self else { return nil }
+        return payload.last(where: { $0.0 == "to" })?.1.stringValue
     }
 
     public static func == (a: ClientMessage, b: ClientMessage) -> Bool { a.json == b.json }

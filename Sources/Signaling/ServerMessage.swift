@@ -19,6 +19,13 @@ public enum ServerMessage: Equatable, Sendable {
     /// A message from the other member: its type, the sender's `clientId`,
     /// the room, and every other field the sender put in it.
     case relayed(type: String, from: String?, roomId: String?, payload: [(String, JSON)])
+    /// `room_joined` in a group room (it carries `"group":true`; §2b).
+    case groupJoined(GroupJoined)
+    /// Another member took its seat in the group room; `isInitiator`: the
+    /// receiver makes the offer to it.
+    case memberJoined(roomId: String, memberId: MemberID, isInitiator: Bool, userCount: Int)
+    /// A member's seat emptied; the room goes on for the others.
+    case memberLeft(roomId: String, memberId: MemberID, reason: MemberLeaving, userCount: Int)
 
     public init?(json: JSON) {
         guard json.isObject, let type = json["type"]?.stringValue else { return nil }
@@ -26,6 +33,9 @@ public enum ServerMessage: Equatable, Sendable {
         case MessageType.connected:
             guard let id = json["clientId"]?.stringValue else { return nil }
             self = .connected(clientId: id)
+        case MessageType.roomJoined where json["group"]?.boolValue == true:
+            guard let joined = GroupJoined(json: json) else { return nil }
+            self = .groupJoined(joined)
         case MessageType.roomJoined:
             guard let roomId = json["roomId"]?.stringValue else { return nil }
             let count = json["userCount"]?.intValue ?? 1
@@ -48,6 +58,16 @@ public enum ServerMessage: Equatable, Sendable {
             self = .peerDisconnected(roomId: json["roomId"]?.stringValue)
         case MessageType.pong:
             self = .pong
+        case MessageType.memberJoined:
+            guard let roomId = json["roomId"]?.stringValue, let id = json["memberId"]?.stringValue.flatMap(MemberID.init) else { return nil }
+            self = .memberJoined(
+                roomId: roomId, memberId: id, isInitiator: json["isInitiator"]?.boolValue ?? false,
+                userCount: json["userCount"]?.intValue ?? 2)
+        case MessageType.memberLeft:
+            guard let roomId = json["roomId"]?.stringValue, let id = json["memberId"]?.stringValue.flatMap(MemberID.init) else { return nil }
+            // An unknown reason is a departure all the same.
+            let reason = json["reason"]?.stringValue.flatMap(MemberLeaving.init(rawValue:)) ?? .left
+            self = .memberLeft(roomId: roomId, memberId: id, reason: reason, userCount: json["userCount"]?.intValue ?? 1)
         case MessageType.error:
             // Ours: `error` holds the code. Inviso: `error` or `message` holds text.
             let text = json["error"]?.stringValue ?? json["message"]?.stringValue ?? ""
@@ -88,6 +108,18 @@ public enum ServerMessage: Equatable, Sendable {
             return ["type": .string(MessageType.pong)]
         case .error(let code):
             return ["type": .string(MessageType.error), "error": .string(code.rawValue)]
+        case .groupJoined(let joined):
+            return joined.json
+        case .memberJoined(let roomId, let id, let initiator, let count):
+            return [
+                "type": .string(MessageType.memberJoined), "roomId": .string(roomId), "memberId": .string(id.rawValue),
+                "isInitiator": .bool(initiator), "userCount": JSON(count),
+            ]
+        case .memberLeft(let roomId, let id, let reason, let count):
+            return [
+                "type": .string(MessageType.memberLeft), "roomId": .string(roomId), "memberId": .string(id.rawValue),
+                "reason": .string(reason.rawValue), "userCount": JSON(count),
+            ]
         case .relayed(let type, let from, let roomId, let payload):
             var members: [(String, JSON)] = [("type", .string(type))]
             members += payload.filter { !ServerMessage.relayEnvelopeKeys.contains($0.0) }

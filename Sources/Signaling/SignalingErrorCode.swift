@@ -21,6 +21,13 @@ public struct SignalingErrorCode: RawRepresentable, Hashable, Sendable, Error {
     public static let invalidMessage = SignalingErrorCode(rawValue: "invalid_message")
     /// A text frame over 64 KiB.
     public static let messageTooLarge = SignalingErrorCode(rawValue: "message_too_large")
+    /// `join_room` of a group room without the `deviceId` of a member the
+    /// server admitted (through `create` or `accept`).
+    public static let notAMember = SignalingErrorCode(rawValue: "not_a_member")
+    /// A relay in a group room without a `to` member id.
+    public static let missingTo = SignalingErrorCode(rawValue: "missing_to")
+    /// A relay whose `to` is not another member of the sender's group room.
+    public static let unknownMember = SignalingErrorCode(rawValue: "unknown_member")
 }
 
 /// The `type` strings of the WebSocket protocol (WireProtocol §2).
@@ -37,6 +44,8 @@ public enum MessageType {
     public static let peerLeft = "peer_left"
     public static let peerDisconnected = "peer_disconnected"
     public static let error = "error"
+    public static let memberJoined = "member_joined"
+    public static let memberLeft = "member_left"
     public static let webrtcOffer = "webrtc_offer"
     public static let webrtcAnswer = "webrtc_answer"
     public static let iceCandidate = "ice_candidate"

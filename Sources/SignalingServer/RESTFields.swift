@@ -44,6 +44,28 @@ enum RESTFields {
         return seconds
     }
 
+    /// The size of a group room asked for: nil for a two-member room
+    /// (`group` absent, null or false). `group` must be a boolean
+    /// (`invalid_group`); `max` an integer in 3…8, 8 when absent, and only
+    /// with `"group":true` (`invalid_max`), so a request for a size is never
+    /// silently answered with a pair.
+    static func groupMax(_ body: JSON) throws(RESTError) -> Int? {
+        let group: Bool
+        switch body["group"] {
+        case .none, .some(.null): group = false
+        case .some(.bool(let value)): group = value
+        default: throw RESTError(400, "invalid_group")
+        }
+        let max = body["max"].flatMap { $0.isNull ? nil : $0 }
+        guard group else {
+            if max != nil { throw RESTError(400, "invalid_max") }
+            return nil
+        }
+        guard let max else { return GroupSize.defaultMax }
+        guard let size = max.intValue, GroupSize.range.contains(size) else { throw RESTError(400, "invalid_max") }
+        return size
+    }
+
     static let deviceIDCounts = 1...100
 
     /// An array of 1…100 valid ids; anything else (absent included) is

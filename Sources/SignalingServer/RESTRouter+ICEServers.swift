@@ -27,7 +27,8 @@ extension RESTRouter {
             throw RESTError(400, "missing_deviceId")
         case let (room?, device?):
             guard let roomID = RoomID(room), let deviceID = DeviceID(device),
-                  let found = registry.room(id: roomID, now: now), found.client1 == deviceID || found.client2 == deviceID
+                  let found = registry.room(id: roomID, now: now),
+                  found.client1 == deviceID || found.client2 == deviceID || found.group?.member(device: deviceID) != nil
             else { throw RESTRouter.notAMember }
             return .member(roomID: roomID, deviceID: deviceID, roomExpiry: found.expiry)
         }

@@ -5,18 +5,21 @@ import Wire
 /// The room routes. Each parses its body into typed values first (see
 /// `RESTFields` for the precedence of error codes), then asks the registry.
 extension RESTRouter {
-    /// `POST /api/rooms {joinid, expiresInSeconds, client1}`.
+    /// `POST /api/rooms {joinid, expiresInSeconds, client1[, group, max]}`.
     func create(_ request: HTTPRequest, now: UnixTime) throws(RESTError) -> HTTPResponse {
         let body = try RESTFields.object(request.body)
         try RESTFields.requirePresent(body, "joinid", "client1", "expiresInSeconds")
         let code = try RESTFields.joinCode(body)
         let seconds = try RESTFields.expiresInSeconds(body)
         let client1 = try RESTFields.deviceID(body, "client1")
+        let groupMax = try RESTFields.groupMax(body)
         let outcome = try store { () throws(RoomStoreError) in
-            try registry.create(joinCode: code, client1: client1, expiresInSeconds: seconds, now: now)
+            try registry.create(joinCode: code, client1: client1, expiresInSeconds: seconds, groupMax: groupMax, now: now)
         }
         switch outcome {
-        case .created(let expiry): return .json(201, ["ok": true, "exp": .string(expiry.iso8601)])
+        case .created(let expiry):
+            let fields: [(String, JSON)] = [("ok", true), ("exp", .string(expiry.iso8601))]
+            return .json(201, .object(fields + groupFields(code, client1, now)))
         case .joinCodeInUse: throw RESTError(409, "joinid_in_use")
         case .codeSpaceFull: throw RESTRouter.codeSpaceFull
         }
@@ -38,9 +41,10 @@ extension RESTRouter {
             // With the room's expiry, an extension (Inviso sends the roomid alone) so a joiner knows it too.
             var fields: [(String, JSON)] = [("roomid", .string(id.rawValue))]
             if let room = registry.room(id: id, now: now) { fields.append(("exp", .string(room.expiry.iso8601))) }
-            return .json(200, .object(fields))
+            return .json(200, .object(fields + groupFields(code, client2, now)))
         case .notFound: throw RESTError.notFoundOrExpired
         case .alreadyAccepted: throw RESTError(409, "already_accepted")
+        case .roomFull: throw RESTError(409, "room_full")
         case .rateLimited(let wait): throw RESTRouter.rateLimited(wait)
         }
     }
@@ -66,11 +70,15 @@ extension RESTRouter {
         return .respond(RESTRouter.checkResponse(outcome))
     }
 
-    /// `GET /api/rooms?roomid=R`.
+    /// `GET /api/rooms?roomid=R`. A group room shows its size, not its
+    /// members' device ids: those are what a member takes its seat with.
     func lookup(_ request: HTTPRequest, now: UnixTime) throws(RESTError) -> HTTPResponse {
         let query = request.query["roomid"]
         let id = try RESTFields.roomID(query.map(JSON.string))
         guard let room = registry.room(id: id, now: now) else { throw RESTError.notFound }
+        if let group = room.group {
+            return .json(200, ["roomid": .string(id.rawValue), "group": true, "max": JSON(group.max), "members": JSON(group.members.count)])
+        }
         return .json(
             200,
             [
@@ -99,6 +107,13 @@ extension RESTRouter {
                 "success": true, "deviceIdCount": JSON(ids.count),
                 "roomsDeleted": JSON(result.roomsDeleted), "pendingsDeleted": JSON(result.pendingsDeleted),
             ])
+    }
+
+    /// `"group":true,"max":N,"memberId":M` when `device` is a member of the
+    /// group room under `code`; nothing for a two-member room.
+    func groupFields(_ code: JoinCode, _ device: DeviceID, _ now: UnixTime) -> [(String, JSON)] {
+        guard let (group, member) = registry.member(device: device, joinCode: code, now: now) else { return [] }
+        return [("group", true), ("max", JSON(group.max)), ("memberId", .string(member.memberID.rawValue))]
     }
 
     /// Runs a registry call, turning a store failure into `500 internal_error`.

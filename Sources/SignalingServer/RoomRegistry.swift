@@ -17,12 +17,12 @@ import Signaling
 /// caller drains the queue with `pollWakeups()` after each call. Timing a
 /// parked poll out is the caller's job (`finishWaiter`).
 public final class RoomRegistry {
-    private let store: any RoomStore
-    private var random: any RandomNumberGenerator
+    let store: any RoomStore
+    var random: any RandomNumberGenerator
     public private(set) var rateLimiter: SlidingWindowLimiter
 
-    private var rooms: [JoinCode: Room] = [:]
-    private var codeByRoomID: [RoomID: JoinCode] = [:]
+    var rooms: [JoinCode: Room] = [:]
+    var codeByRoomID: [RoomID: JoinCode] = [:]
     var waiters = LongPollWaiters()
 
     public init(store: any RoomStore, random: any RandomNumberGenerator, rateLimiter: SlidingWindowLimiter = SlidingWindowLimiter(), maxRooms: Int = RoomRegistry.defaultMaxRooms) throws(RoomStoreError) {
@@ -52,13 +52,18 @@ public final class RoomRegistry {
         case codeSpaceFull
     }
 
-    public func create(joinCode: JoinCode, client1: DeviceID, expiresInSeconds: Int64, now: UnixTime) throws(RoomStoreError) -> CreateOutcome {
+    /// `groupMax`: a group room of up to that many members (3…8, checked by
+    /// the caller), the creator its first; nil: a two-member room.
+    public func create(joinCode: JoinCode, client1: DeviceID, expiresInSeconds: Int64, groupMax: Int? = nil, now: UnixTime) throws(RoomStoreError) -> CreateOutcome {
         if let existing = rooms[joinCode] {
             if existing.isLive(at: now) { return .joinCodeInUse }
             try remove([existing])
         }
         guard rooms.count < maxRooms else { return .codeSpaceFull }
-        let room = Room(joinCode: joinCode, client1: client1, expiry: now.adding(seconds: expiresInSeconds))
+        var room = Room(joinCode: joinCode, client1: client1, expiry: now.adding(seconds: expiresInSeconds))
+        if let groupMax {
+            room.group = Room.Group(max: groupMax, members: [.init(deviceID: client1, memberID: MemberID.random(using: &random))])
+        }
         try store.save(room)
         insert(room)
         return .created(expiry: room.expiry)
@@ -68,6 +73,8 @@ public final class RoomRegistry {
         case accepted(RoomID)
         case notFound
         case alreadyAccepted
+        /// A group room that holds its `max` members.
+        case roomFull
         case rateLimited(retryAfterSeconds: Int64)
     }
 
@@ -83,9 +90,9 @@ public final class RoomRegistry {
             rateLimiter.record(client: address, now: now)
             return .notFound
         }
+        if room.group != nil { return try acceptMember(room, device: client2) }
         guard room.state == .pending else { return .alreadyAccepted }
-        var roomID = RoomID.random(using: &random)
-        while codeByRoomID[roomID] != nil { roomID = RoomID.random(using: &random) }
+        let roomID = freshRoomID()
         room.client2 = client2
         room.roomID = roomID
         room.state = .accepted
@@ -153,12 +160,14 @@ public final class RoomRegistry {
     /// every room.
     public func purge(deviceIDs: [DeviceID], now: UnixTime) throws(RoomStoreError) -> PurgeResult {
         let ids = Set(deviceIDs)
+        // A group room loses the purged members and ends with its last one.
+        let endedGroups = try purgeMembers(ids, now: now)
         let doomed = rooms.values.filter { room in
-            room.isLive(at: now) && (ids.contains(room.client1) || room.client2.map(ids.contains) == true)
+            room.isLive(at: now) && room.group == nil && (ids.contains(room.client1) || room.client2.map(ids.contains) == true)
         }
         try remove(doomed)
         let accepted = doomed.filter { $0.state == .accepted }.count
-        return PurgeResult(roomsDeleted: accepted, pendingsDeleted: doomed.count - accepted)
+        return PurgeResult(roomsDeleted: accepted + endedGroups.accepted, pendingsDeleted: doomed.count - accepted + endedGroups.pending)
     }
 
     /// Removes expired rooms (and forgets stale rate-limit entries); returns
@@ -173,13 +182,13 @@ public final class RoomRegistry {
 
     // MARK: - Memory and store
 
-    private func insert(_ room: Room) {
+    func insert(_ room: Room) {
         rooms[room.joinCode] = room
         if let id = room.roomID { codeByRoomID[id] = room.joinCode }
     }
 
     /// Deletes from the store, then from memory, answering parked polls with 404.
-    private func remove(_ doomed: [Room]) throws(RoomStoreError) {
+    func remove(_ doomed: [Room]) throws(RoomStoreError) {
         guard !doomed.isEmpty else { return }
         try store.delete(doomed.map(\.joinCode))
         for room in doomed {

@@ -11,7 +11,9 @@ import Signaling
 /// errors, prepared statements compiled once, and the schema version in
 /// `PRAGMA user_version` so later versions can migrate.
 public final class SQLiteRoomStore: RoomStore {
-    public static let schemaVersion: Int32 = 1
+    /// 2 added `group_max` and `members` (group rooms); a version-1 file
+    /// gains them on open, its rooms unchanged.
+    public static let schemaVersion: Int32 = 2
 
     private let db: OpaquePointer
     private let insert: OpaquePointer
@@ -53,9 +55,9 @@ public final class SQLiteRoomStore: RoomStore {
             // for the checkpoints to come, which is no reason to fail.
             _ = sqlite3_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", nil, nil, nil)
             for sql in [
-                "INSERT OR REPLACE INTO rooms (joinid, client1, client2, roomid, exp_ms, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                "INSERT OR REPLACE INTO rooms (joinid, client1, client2, roomid, exp_ms, state, group_max, members) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 "DELETE FROM rooms WHERE joinid = ?1",
-                "SELECT joinid, client1, client2, roomid, exp_ms, state FROM rooms",
+                "SELECT joinid, client1, client2, roomid, exp_ms, state, group_max, members FROM rooms",
             ] {
                 prepared.append(try SQLiteRoomStore.prepare(db, sql))
             }
@@ -102,11 +104,17 @@ public final class SQLiteRoomStore: RoomStore {
             guard let code = column(0).flatMap({ JoinCode($0) }), let client1 = column(1).flatMap(DeviceID.init),
                 let state = Room.State(rawValue: Int(sqlite3_column_int64(selectAll, 5)))
             else { continue }
+            var group: Room.Group?
+            let groupMax = Int(sqlite3_column_int64(selectAll, 6))
+            if groupMax != 0 {
+                guard GroupSize.range.contains(groupMax), let members = column(7).flatMap(Self.members), !members.isEmpty else { continue }
+                group = Room.Group(max: groupMax, members: members)
+            }
             rooms.append(
                 Room(
                     joinCode: code, client1: client1, client2: column(2).flatMap(DeviceID.init),
                     roomID: column(3).flatMap(RoomID.init),
-                    expiry: UnixTime(milliseconds: sqlite3_column_int64(selectAll, 4)), state: state))
+                    expiry: UnixTime(milliseconds: sqlite3_column_int64(selectAll, 4)), state: state, group: group))
         }
         return rooms
     }
@@ -119,6 +127,8 @@ public final class SQLiteRoomStore: RoomStore {
         bind(insert, 4, room.roomID?.rawValue)
         sqlite3_bind_int64(insert, 5, room.expiry.milliseconds)
         sqlite3_bind_int64(insert, 6, Int64(room.state.rawValue))
+        sqlite3_bind_int64(insert, 7, Int64(room.group?.max ?? 0))
+        bind(insert, 8, room.group.map(Self.text))
         guard sqlite3_step(insert) == SQLITE_DONE else { throw error("save") }
     }
 
@@ -164,6 +174,10 @@ public final class SQLiteRoomStore: RoomStore {
                     state INTEGER NOT NULL
                 )
                 """)
+            // Version 1 (or a fresh file, created above in its shape) gains
+            // the group columns; 0 marks a two-member room.
+            try exec(db, "ALTER TABLE rooms ADD COLUMN group_max INTEGER NOT NULL DEFAULT 0")
+            try exec(db, "ALTER TABLE rooms ADD COLUMN members TEXT")
             try exec(db, "PRAGMA user_version = \(schemaVersion)")
             try exec(db, "COMMIT")
         } catch {
@@ -193,6 +207,22 @@ public final class SQLiteRoomStore: RoomStore {
         }
         // SQLITE_TRANSIENT: SQLite copies the bytes, which only live for this call.
         sqlite3_bind_text(statement, index, text, -1, cshims_sqlite_transient())
+    }
+
+    /// A group's members as `device:member` pairs joined by commas (neither
+    /// id can hold `:` or `,`), in admission order.
+    static func text(_ group: Room.Group) -> String {
+        group.members.map { "\($0.deviceID.rawValue):\($0.memberID.rawValue)" }.joined(separator: ",")
+    }
+
+    static func members(_ text: String) -> [Room.Group.Member]? {
+        var members: [Room.Group.Member] = []
+        for pair in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let parts = pair.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 2, let device = DeviceID(String(parts[0])), let member = MemberID(String(parts[1])) else { return nil }
+            members.append(.init(deviceID: device, memberID: member))
+        }
+        return members.count <= GroupSize.range.upperBound ? members : nil
     }
 
     private func column(_ index: Int32) -> String? {

@@ -38,15 +38,21 @@ public struct Outbound: Equatable, Sendable {
 /// protocol has no message for it, and their chat may already run peer to
 /// peer; the server was never what protects it.
 ///
-/// Every operation is O(1); a connection costs one small dictionary entry.
+/// **Group rooms** (WireProtocol §2b) seat members by member id instead;
+/// see `SignalingHub+Group.swift`.
+///
+/// Every operation is O(1) (in a group room, O(members)); a connection
+/// costs one small dictionary entry.
 public final class SignalingHub {
     /// Text frames over this many bytes are answered `message_too_large`.
     public static let maxTextBytes = 64 * 1024
 
-    private struct Member {
+    struct Member {
         var clientID: UInt64
         var room: RoomID?
         var seat: Int = 0
+        /// Set while seated in a group room: the member id it sits as.
+        var groupMember: MemberID?
     }
 
     /// Two inline optionals rather than an array: no heap allocation per room.
@@ -63,21 +69,33 @@ public final class SignalingHub {
         var freeSeat: Int? { initiator == nil ? 0 : other == nil ? 1 : nil }
     }
 
-    private var members: [ConnectionID: Member] = [:]
+    var members: [ConnectionID: Member] = [:]
     private var rooms: [RoomID: Seats] = [:]
-    private var probes: [ConnectionID] = []
+    var groups: [RoomID: GroupSeats] = [:]
+    var probes: [ConnectionID] = []
     private var random: any RandomNumberGenerator
     private let roomIsJoinable: (RoomID, UnixTime) -> Bool
+    let roster: (RoomID, UnixTime) -> RoomRegistry.Roster?
+    let endGroup: (RoomID, UnixTime) -> Void
 
     /// `roomIsJoinable` answers whether a room is accepted and unexpired,
-    /// usually `registry.isJoinable`.
-    public init(random: any RandomNumberGenerator, roomIsJoinable: @escaping (RoomID, UnixTime) -> Bool) {
+    /// usually `registry.isJoinable`; `roster` the members admitted to a
+    /// group room (nil for a two-member room), usually `registry.roster`;
+    /// `endGroup` is told when every member of a group room has left it,
+    /// usually `registry.endGroup`.
+    public init(
+        random: any RandomNumberGenerator, roomIsJoinable: @escaping (RoomID, UnixTime) -> Bool,
+        roster: @escaping (RoomID, UnixTime) -> RoomRegistry.Roster? = { _, _ in nil },
+        endGroup: @escaping (RoomID, UnixTime) -> Void = { _, _ in }
+    ) {
         self.random = random
         self.roomIsJoinable = roomIsJoinable
+        self.roster = roster
+        self.endGroup = endGroup
     }
 
     public var connectionCount: Int { members.count }
-    public var occupiedRoomCount: Int { rooms.count }
+    public var occupiedRoomCount: Int { rooms.count + groups.count }
 
     /// The `clientId` this connection was given.
     public func clientID(of connection: ConnectionID) -> String? { members[connection].map { Self.render($0.clientID) } }
@@ -104,11 +122,17 @@ public final class SignalingHub {
         case .success(.ping):
             return [Outbound(connection, .pong)]
         case .success(.joinRoom(let roomId)):
+            if let id = RoomID(roomId), roster(id, now) != nil { return [Outbound(connection, .error(.notAMember))] }
             return join(connection, roomId: roomId, now: now)
+        case .success(.joinGroup(let roomId, let device)):
+            // A device id means nothing to a two-member room: joined as ever.
+            guard let id = RoomID(roomId), let roster = roster(id, now) else { return join(connection, roomId: roomId, now: now) }
+            return joinGroup(connection, id, roster, device: device, now: now)
         case .success(.leaveRoom):
-            let (room, out) = vacate(connection, tellPeer: { .peerLeft(roomId: $0.rawValue) })
+            let (room, out) = vacateAny(connection, leaving: .left, now: now)
             return [Outbound(connection, .leftRoom(roomId: room?.rawValue))] + out
         case .success(.relay(let type, let payload)):
+            if members[connection]?.groupMember != nil { return relayInGroup(connection, type: type, payload: payload, now: now) }
             return relay(connection, type: type, payload: payload)
         }
     }
@@ -116,7 +140,7 @@ public final class SignalingHub {
     /// The socket closed or missed its heartbeat: the seat frees and the
     /// other member learns it.
     public func disconnect(_ connection: ConnectionID) -> [Outbound] {
-        let (_, out) = vacate(connection, tellPeer: { .peerDisconnected(roomId: $0.rawValue) })
+        let (_, out) = vacateAny(connection, leaving: .disconnected, now: nil)
         members[connection] = nil
         return out
     }
@@ -139,7 +163,7 @@ public final class SignalingHub {
             return [Outbound(connection, .roomFull)]
         }
         // Moving to another room leaves the old one first.
-        var out = vacate(connection, tellPeer: { .peerLeft(roomId: $0.rawValue) }).1
+        var out = vacateAny(connection, leaving: .left, now: now).1
         seats[seat] = connection
         rooms[id] = seats
         members[connection]?.room = id
@@ -164,7 +188,7 @@ public final class SignalingHub {
 
     /// Frees the connection's seat; returns the room it was in and the
     /// message for the member who stays.
-    private func vacate(_ connection: ConnectionID, tellPeer: (RoomID) -> ServerMessage) -> (RoomID?, [Outbound]) {
+    func vacate(_ connection: ConnectionID, tellPeer: (RoomID) -> ServerMessage) -> (RoomID?, [Outbound]) {
         guard let member = members[connection], let room = member.room else { return (nil, []) }
         members[connection]?.room = nil
         guard var seats = rooms[room] else { return (room, []) }
@@ -175,7 +199,7 @@ public final class SignalingHub {
     }
 
     /// A client id as 16 lowercase hex digits (a valid `DeviceID` shape).
-    private static func render(_ id: UInt64) -> String {
+    static func render(_ id: UInt64) -> String {
         Hex.encode((0..<8).map { UInt8(truncatingIfNeeded: id >> (56 - 8 * $0)) })
     }
 }

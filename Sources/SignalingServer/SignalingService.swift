@@ -85,7 +85,13 @@ public final class SignalingService {
             if !config.embedded { WALCheckpointer.start(path: config.databasePath) }
             self.registry = registry
             router = RESTRouter(registry: registry, iceServers: iceServers, random: SystemRandomNumberGenerator())
-            hub = SignalingHub(random: SystemRandomNumberGenerator()) { room, now in registry.isJoinable(room, now: now) }
+            hub = SignalingHub(
+                random: SystemRandomNumberGenerator(), roomIsJoinable: { room, now in registry.isJoinable(room, now: now) },
+                roster: { room, now in registry.roster(id: room, now: now) },
+                endGroup: { [log] room, now in
+                    // A failed delete leaves the room to its expiry: nobody is in it.
+                    do { try registry.endGroup(id: room, now: now) } catch { log.write("error", ["what": "end_group", "reason": "\(error)"]) }
+                })
             cluster = nil
         }
         if let cert = config.tlsCertificateFile, let key = config.tlsKeyFile {

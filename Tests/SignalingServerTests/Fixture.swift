@@ -10,7 +10,10 @@ final class Fixture {
     let store: InMemoryRoomStore
     let registry: RoomRegistry
     let router: RESTRouter
-    lazy var hub = SignalingHub(random: SeededRandom(seed: 99)) { [registry] id, now in registry.isJoinable(id, now: now) }
+    lazy var hub = SignalingHub(
+        random: SeededRandom(seed: 99), roomIsJoinable: { [registry] id, now in registry.isJoinable(id, now: now) },
+        roster: { [registry] id, now in registry.roster(id: id, now: now) },
+        endGroup: { [registry] id, now in try? registry.endGroup(id: id, now: now) })
 
     static let alice = "alice-device-1"
     static let bob = "bob-device-2"
@@ -42,6 +45,13 @@ final class Fixture {
     @discardableResult
     func create(_ code: String = "123456", client1: String = alice, expires: Int = 600) -> HTTPResponse {
         send("POST", "/api/rooms", #"{"joinid":"\#(code)","expiresInSeconds":\#(expires),"client1":"\#(client1)"}"#)
+    }
+
+    /// Creates a group room of `max` members (the default when nil).
+    @discardableResult
+    func createGroup(_ code: String = "123456", client1: String = alice, max: Int? = nil) -> HTTPResponse {
+        let size = max.map { #","max":\#($0)"# } ?? ""
+        return send("POST", "/api/rooms", #"{"joinid":"\#(code)","expiresInSeconds":600,"client1":"\#(client1)","group":true\#(size)}"#)
     }
 
     func accept(_ code: String = "123456", client2: String = bob, address: String = "192.0.2.1") -> HTTPResponse {

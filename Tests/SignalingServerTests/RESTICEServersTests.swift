@@ -79,6 +79,17 @@ import Wire
         #expect(Self.iceServers(f, room: room, device: Fixture.alice).errorCode == "not_a_member")
     }
 
+    /// Before: only the creator and the first acceptor of a group room got them.
+    @Test func everyMemberOfAGroupRoomGetsCredentialsOfItsOwn() throws {
+        let f = try Self.fixture(membersOnly: true)
+        f.createGroup(max: 3)
+        let room = try #require(f.accept().json?["roomid"]?.stringValue)
+        _ = f.accept(client2: "carol-device-3")
+        let ids = try [Fixture.alice, Fixture.bob, "carol-device-3"].map { try Self.turnEntry(Self.iceServers(f, room: room, device: $0)).id }
+        #expect(Set(ids).count == 3)
+        #expect(Self.iceServers(f, room: room, device: "dave-device-4").errorCode == "not_a_member")
+    }
+
     @Test func oneParameterWithoutTheOtherIsMissing() throws {
         let f = try Self.fixture()
         let room = f.acceptedRoom()

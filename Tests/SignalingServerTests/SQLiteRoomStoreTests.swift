@@ -115,3 +115,52 @@ private func fill(_ store: SQLiteRoomStore, rooms: Range<Int>) throws {
     #expect(try restarted.loadRooms().count == 400)
     withExtendedLifetime(crashed) {}
 }
+
+@Test func aGroupRoomAndItsMembersSurviveReopeningTheStore() throws {
+    let db = TempDatabase()
+    defer { db.remove() }
+    let now = UnixTime(seconds: 1_790_000_000)
+    let code = try #require(JoinCode("123456"))
+    var roomID: RoomID?
+    do {
+        let registry = try RoomRegistry(store: try SQLiteRoomStore(path: db.path), random: SeededRandom(seed: 1))
+        _ = try registry.create(joinCode: code, client1: DeviceID("alice-device")!, expiresInSeconds: 600, groupMax: 5, now: now)
+        for device in ["bob-device", "carol-device"] {
+            if case .accepted(let id) = try registry.accept(joinCode: code, client2: DeviceID(device)!, address: "x", now: now) { roomID = id }
+        }
+    }
+    let registry = try RoomRegistry(store: try SQLiteRoomStore(path: db.path), random: SeededRandom(seed: 2))
+    let id = try #require(roomID)
+    let roster = try #require(registry.roster(id: id, now: now))
+    #expect(roster.max == 5)
+    #expect(roster.members.map(\.deviceID.rawValue) == ["alice-device", "bob-device", "carol-device"])
+    #expect(Set(roster.members.map(\.memberID)).count == 3)
+    #expect(try registry.accept(joinCode: code, client2: DeviceID("bob-device")!, address: "x", now: now) == .accepted(id))
+}
+
+/// A database written by schema 1 (before group rooms) opens with its rooms
+/// unchanged, and takes group rooms afterwards.
+@Test func aVersionOneDatabaseGainsGroupColumnsAndKeepsItsRooms() throws {
+    let db = TempDatabase()
+    defer { db.remove() }
+    var handle: OpaquePointer?
+    #expect(sqlite3_open(db.path, &handle) == SQLITE_OK)
+    let roomid = String(repeating: "cd", count: 24)
+    for sql in [
+        "CREATE TABLE rooms (joinid TEXT PRIMARY KEY NOT NULL, client1 TEXT NOT NULL, client2 TEXT, roomid TEXT UNIQUE, exp_ms INTEGER NOT NULL, state INTEGER NOT NULL)",
+        "INSERT INTO rooms VALUES ('654321', 'alice-device', 'bob-device', '\(roomid)', 1790000600000, 1)",
+        "PRAGMA user_version = 1",
+    ] {
+        #expect(sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK)
+    }
+    sqlite3_close(handle)
+    let store = try SQLiteRoomStore(path: db.path)
+    let rooms = try store.loadRooms()
+    #expect(rooms.count == 1)
+    #expect(rooms.first?.roomID?.rawValue == roomid && rooms.first?.group == nil && rooms.first?.client2?.rawValue == "bob-device")
+    let group = Room(
+        joinCode: JoinCode("111111")!, client1: DeviceID("carol-device")!, expiry: UnixTime(seconds: 1_790_000_600),
+        group: Room.Group(max: 3, members: [.init(deviceID: DeviceID("carol-device")!, memberID: MemberID("0123456789abcdef")!)]))
+    try store.save(group)
+    #expect(try SQLiteRoomStore(path: db.path).loadRooms().first { $0.joinCode.rawValue == "111111" } == group)
+}

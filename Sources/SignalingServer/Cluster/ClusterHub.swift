@@ -73,10 +73,15 @@ final class ClusterHub: SignalingRelay {
         case .success(.joinRoom(let roomId)):
             guard RoomID(roomId) != nil else { return order.local(connection, .error(.roomNotFound)) }
             return enqueue(ClusterHubScripts.join, connection, [roomId])
+        case .success(.joinGroup(let roomId, let device)):
+            guard RoomID(roomId) != nil else { return order.local(connection, .error(.roomNotFound)) }
+            return enqueue(ClusterHubScripts.join, connection, [roomId, device.rawValue])
         case .success(.leaveRoom):
             return enqueue(ClusterHubScripts.leave, connection, [])
         case .success(.relay(let type, let payload)):
-            return enqueue(ClusterHubScripts.relay, connection, [type, Self.render(clientID), JSON.object(payload).serialized])
+            // `to` matters in a group room only; "" when absent or not a string.
+            let to = payload.last(where: { $0.0 == "to" })?.1.stringValue ?? ""
+            return enqueue(ClusterHubScripts.relay, connection, [type, Self.render(clientID), JSON.object(payload).serialized, to])
         }
     }
 
@@ -180,6 +185,7 @@ final class ClusterHub: SignalingRelay {
         case "peer_left": return .peerLeft(roomId: room)
         case "peer_disconnected": return .peerDisconnected(roomId: room)
         case "error": return fields["code"].map { .error(SignalingErrorCode(rawValue: $0)) }
+        case "gjoined", "mjoined", "mleft": return groupMessage(event, fields)
         case "relay":
             guard let type = fields["type"], let text = fields["payload"],
                   case .object(let payload)? = try? JSON.parse(text) else { return nil }

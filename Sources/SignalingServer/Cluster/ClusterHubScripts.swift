@@ -21,12 +21,13 @@ import Redis
 enum ClusterHubScripts {
     static let preamble = ClusterScripts.common + ClusterScripts.source(PackageResources.seat_preamble_lua)
 
-    /// ARGV: … roomid.
+    /// ARGV: … roomid [deviceid] (a group room seats the member by its device).
     static let join = RedisScript(preamble + ClusterScripts.source(PackageResources.join_lua))
 
     static let leave = RedisScript(preamble + ClusterScripts.source(PackageResources.leave_lua))
 
-    /// ARGV: … type from payload (the frame's other fields as a JSON object).
+    /// ARGV: … type from payload (the frame's other fields as a JSON object) to
+    /// (the member a group room's frame is for; "" when none).
     static let relay = RedisScript(preamble + ClusterScripts.source(PackageResources.relay_lua))
 
     static let disconnect = RedisScript(preamble + ClusterScripts.source(PackageResources.disconnect_lua))

@@ -20,22 +20,30 @@ extension ClusterRouter {
     }
 
     func create(_ request: HTTPRequest, _ token: LongPollToken, _ now: UnixTime) {
-        let code: JoinCode, seconds: Int64, client1: DeviceID
-        do {
+        let code: JoinCode, seconds: Int64, client1: DeviceID, groupMax: Int?
+        do throws(RESTError) {
             let body = try RESTFields.object(request.body)
             try RESTFields.requirePresent(body, "joinid", "client1", "expiresInSeconds")
             code = try RESTFields.joinCode(body)
             seconds = try RESTFields.expiresInSeconds(body)
             client1 = try RESTFields.deviceID(body, "client1")
+            groupMax = try RESTFields.groupMax(body)
         } catch {
             return finishError(token, error)
         }
         let expiry = now.adding(seconds: seconds)
-        let arguments = [code.rawValue, client1.rawValue, String(expiry.milliseconds), String(maxRooms)]
+        var arguments = [code.rawValue, client1.rawValue, String(expiry.milliseconds), String(maxRooms)]
+        if let groupMax { arguments += [String(groupMax), MemberID.random(using: &random).rawValue] }
         run(ClusterScripts.create, token, now, arguments) { reply in
             if reply.integer == -1 { return RESTRouter.codeSpaceFull.response }
-            guard let exp = reply.integer, exp > 0 else { return RESTError(409, "joinid_in_use").response }
-            return .json(201, ["ok": true, "exp": .string(UnixTime(milliseconds: exp).iso8601)])
+            // A group room answers {exp, memberId, max}.
+            let parts = reply.elements ?? []
+            guard let exp = parts.first?.integer ?? reply.integer, exp > 0 else { return RESTError(409, "joinid_in_use").response }
+            var fields: [(String, JSON)] = [("ok", true), ("exp", .string(UnixTime(milliseconds: exp).iso8601))]
+            if parts.count == 3, let member = parts[1].string, let max = parts[2].integer {
+                fields += [("group", true), ("max", JSON(Int(max))), ("memberId", .string(member))]
+            }
+            return .json(201, .object(fields))
         }
     }
 
@@ -61,7 +69,8 @@ extension ClusterRouter {
 
     private func tryAccept(_ code: JoinCode, _ client2: DeviceID, _ address: String, _ token: LongPollToken, _ now: UnixTime) {
         let roomID = RoomID.random(using: &self.random)
-        let arguments = [code.rawValue, client2.rawValue, address, String(limit), String(windowMilliseconds), roomID.rawValue]
+        let memberID = MemberID.random(using: &self.random)
+        let arguments = [code.rawValue, client2.rawValue, address, String(limit), String(windowMilliseconds), roomID.rawValue, memberID.rawValue]
         run(ClusterScripts.accept, token, now, arguments) { [weak self] reply in
             let parts = reply.elements ?? []
             switch parts.first?.string {
@@ -72,10 +81,16 @@ extension ClusterRouter {
                 guard parts.count > 2, let ms = parts[2].string.flatMap({ Int64($0) }) ?? parts[2].integer else {
                     return .json(200, ["roomid": .string(id)])
                 }
-                return .json(200, ["roomid": .string(id), "exp": .string(UnixTime(milliseconds: ms).iso8601)])
+                var fields: [(String, JSON)] = [("roomid", .string(id)), ("exp", .string(UnixTime(milliseconds: ms).iso8601))]
+                // A group room adds its size and the member's id.
+                if parts.count == 5, let max = parts[3].string.flatMap({ Int($0) }), let member = parts[4].string {
+                    fields += [("group", true), ("max", JSON(max)), ("memberId", .string(member))]
+                }
+                return .json(200, .object(fields))
             case "limited": return RESTRouter.rateLimited(Self.seconds(parts.count > 1 ? parts[1].integer ?? 1000 : 1000)).response
             case "notfound": return RESTError.notFoundOrExpired.response
             case "taken": return RESTError(409, "already_accepted").response
+            case "full": return RESTError(409, "room_full").response
             case "collision":
                 // 2^-192: practically never, but never answered wrong.
                 self?.tryAccept(code, client2, address, token, now)
@@ -122,8 +137,11 @@ extension ClusterRouter {
             return finishError(token, error)
         }
         run(ClusterScripts.lookup, token, now, [id.rawValue]) { reply in
-            guard let fields = reply.elements, fields.count == 3, let client1 = fields[0].string else {
+            guard let fields = reply.elements, fields.count >= 3, let client1 = fields[0].string else {
                 return RESTError.notFound.response
+            }
+            if fields.count >= 5, let max = fields[3].string.flatMap({ Int($0) }), let count = fields[4].string.flatMap({ Int($0) }) {
+                return .json(200, ["roomid": .string(id.rawValue), "group": true, "max": JSON(max), "members": JSON(count)])
             }
             return .json(200, ["roomid": .string(id.rawValue), "client1": .string(client1), "client2": fields[1].string.map(JSON.string) ?? .null])
         }
@@ -165,9 +183,9 @@ extension ClusterRouter {
             return finishError(token, RESTRouter.notAMember)
         }
         let host = request.headers["Host"]
-        run(ClusterScripts.lookup, token, now, [room.rawValue]) { [weak self] reply in
-            guard let self, let fields = reply.elements, fields.count == 3,
-                  fields[0].string == device.rawValue || fields[1].string == device.rawValue,
+        run(ClusterScripts.lookup, token, now, [room.rawValue, device.rawValue]) { [weak self] reply in
+            guard let self, let fields = reply.elements, fields.count >= 3,
+                  fields[0].string == device.rawValue || fields[1].string == device.rawValue || (fields.count >= 6 && fields[5].integer == 1),
                   let expiry = fields[2].string.flatMap(Int64.init) else {
                 return RESTRouter.notAMember.response
             }

@@ -6,7 +6,11 @@ import Redis
 /// Every script takes `ARGV[1]` = key prefix and `ARGV[2]` = now (Unix ms,
 /// the instance's clock; expiry uses the same clock through `PEXPIREAT`).
 /// Keys (`P` = prefix):
-/// - `P code:<joinid>` hash `c1 c2 rid exp st` (st 0 pending, 1 accepted), expiring at `exp`
+/// - `P code:<joinid>` hash `c1 c2 rid exp st` (st 0 pending, 1 accepted), expiring at `exp`;
+///   a group room adds `max cnt seq` and per member `d:<deviceid>` → member id,
+///   `i:<member id>` → admission index, `m:<index>` → device id
+/// - `P gseats:<roomid>` hash member id → member of a group room's seated
+///   members; `P gleft:<roomid>` set of member ids that left while others sat
 /// - `P room:<roomid>` → join code, expiring at `exp`
 /// - `P codes` sorted set of live join codes scored by `exp` (the code space, capped by `--max-rooms`)
 /// - `P dev:<deviceid>` set of join codes (for purge), expiring with its last room
@@ -32,7 +36,8 @@ enum ClusterScripts {
 
     static let common = source(PackageResources.common_lua)
 
-    /// ARGV: P now code client1 exp maxRooms → the room's expiry (created),
+    /// ARGV: P now code client1 exp maxRooms [max memberId] → the room's expiry (created;
+    /// `{exp, memberId, max}` for a group room, asked for with `max`),
     /// 0 (code in use) or -1 (`maxRooms` live codes: the code space is full). Idempotent per client: the same `client1` creating a
     /// live code again (a retry of a request whose answer was lost, e.g. a
     /// 503 after Redis dropped) gets the expiry the first create set.
@@ -41,8 +46,8 @@ enum ClusterScripts {
     /// ARGV: P now address limit windowMs → ms until the address may accept again (0: now).
     static let limited = RedisScript(common + source(PackageResources.limited_lua))
 
-    /// ARGV: P now code client2 address limit windowMs roomid →
-    /// {'ok', rid} | {'limited', ms} | {'notfound'} | {'taken'} | {'collision'}.
+    /// ARGV: P now code client2 address limit windowMs roomid memberId →
+    /// {'ok', rid, exp[, max, memberId]} | {'limited', ms} | {'notfound'} | {'taken'} | {'full'} | {'collision'}.
     /// Idempotent per client: the `client2` that accepted gets `ok` with the
     /// same roomid again.
     static let accept = RedisScript(common + source(PackageResources.accept_lua))
@@ -50,7 +55,8 @@ enum ClusterScripts {
     /// ARGV: P now code client1 → {'pending'} | {'accepted', rid} | {'notfound'}.
     static let check = RedisScript(common + source(PackageResources.check_lua))
 
-    /// ARGV: P now roomid → {c1, c2 or false, exp} of the live accepted room, or nil.
+    /// ARGV: P now roomid [deviceid] → {c1, c2 or false, exp, max, cnt, 1 if
+    /// deviceid is a group member else 0} of the live accepted room, or nil.
     static let lookup = RedisScript(common + source(PackageResources.lookup_lua))
 
     /// ARGV: P now roomid → 1 deleted, 0 none live.

@@ -25,10 +25,15 @@ local function liveRoom(rid)
 end
 local function removeRoom(code)
   local k = P .. 'code:' .. code
-  local h = redis.call('HMGET', k, 'c1', 'c2', 'rid')
+  local h = redis.call('HMGET', k, 'c1', 'c2', 'rid', 'seq')
   if h[1] then redis.call('SREM', P .. 'dev:' .. h[1], code) end
   if h[2] then redis.call('SREM', P .. 'dev:' .. h[2], code) end
-  if h[3] then redis.call('DEL', P .. 'room:' .. h[3]) end
+  -- A group room's members: m:<index> holds each one's device.
+  for i = 1, tonumber(h[4] or '0') do
+    local dev = redis.call('HGET', k, 'm:' .. i)
+    if dev then redis.call('SREM', P .. 'dev:' .. dev, code) end
+  end
+  if h[3] then redis.call('DEL', P .. 'room:' .. h[3], P .. 'gseats:' .. h[3], P .. 'gleft:' .. h[3]) end
   redis.call('DEL', k)
   redis.call('ZREM', P .. 'codes', code)
   wake(code)

@@ -4,6 +4,61 @@ if not code then
   emit(M, 'ev', 'error', 'code', 'room_not_found')
   return done()
 end
+local k = P .. 'code:' .. code
+local gmax = redis.call('HGET', k, 'max')
+if gmax then
+  -- A group room: the member's device (ARGV[6]) names its seat.
+  local me = ARGV[6] and redis.call('HGET', k, 'd:' .. ARGV[6])
+  if not me then
+    emit(M, 'ev', 'error', 'code', 'not_a_member')
+    return done()
+  end
+  local gk = P .. 'gseats:' .. rid
+  local mk = P .. 'member:' .. M
+  local m = redis.call('HMGET', mk, 'room', 'seat')
+  -- Seats held from an instance that is gone are free: their members hear it.
+  local seated = redis.call('HGETALL', gk)
+  for i = 1, #seated, 2 do
+    if seated[i + 1] ~= M and not alive(seated[i + 1]) then
+      redis.call('DEL', P .. 'member:' .. seated[i + 1])
+      vacateGroup(seated[i + 1], rid, seated[i], 'disconnected')
+    end
+  end
+  local holder = redis.call('HGET', gk, me)
+  if holder and holder ~= M then
+    emit(holder, 'ev', 'probe')
+    emit(M, 'ev', 'full')
+    return done()
+  end
+  local fresh = not (holder == M and m[1] == rid)
+  if fresh then
+    if m[1] then vacate(M, 'peer_left') end
+    redis.call('HSET', gk, me, M)
+    redis.call('PEXPIREAT', gk, exp)
+    redis.call('HSET', mk, 'room', rid, 'seat', me, 'g', '1')
+    redis.call('PEXPIREAT', mk, exp)
+    redis.call('SREM', P .. 'gleft:' .. rid, me)
+  end
+  -- The others, in admission order; of two members the earlier offers.
+  local mine = tonumber(redis.call('HGET', k, 'i:' .. me) or '99')
+  local others = {}
+  seated = redis.call('HGETALL', gk)
+  for i = 1, #seated, 2 do
+    if seated[i] ~= me then
+      others[#others + 1] = {seated[i], tonumber(redis.call('HGET', k, 'i:' .. seated[i]) or '99'), seated[i + 1]}
+    end
+  end
+  table.sort(others, function(a, b) return a[2] < b[2] end)
+  local list = {}
+  for _, o in ipairs(others) do list[#list + 1] = o[1] .. ':' .. (mine < o[2] and '1' or '0') end
+  emit(M, 'ev', 'gjoined', 'room', rid, 'mid', me, 'max', gmax, 'members', table.concat(list, ','))
+  if fresh then
+    for _, o in ipairs(others) do
+      emit(o[3], 'ev', 'mjoined', 'room', rid, 'mid', me, 'init', o[2] < mine and 1 or 0, 'n', #others + 1)
+    end
+  end
+  return done()
+end
 local mk = P .. 'member:' .. M
 local sk = P .. 'seats:' .. rid
 local m = redis.call('HMGET', mk, 'room', 'seat')
