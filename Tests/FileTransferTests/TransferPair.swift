@@ -50,11 +50,3 @@ struct TransferPair {
         }
     }
 }
-
-func pattern(_ count: Int, seed: UInt8 = 7) -> [UInt8] {
-    var x = UInt32(seed)
-    return (0..<count).map { _ in
-        x = x &* 1_103_515_245 &+ 12345
-        return UInt8(truncatingIfNeeded: x >> 16)
-    }
-}
