@@ -87,11 +87,13 @@ import TestSupport
     /// Runs a chat between chatcli (with `flags`) and the aiortc peer, both
     /// ways in full; returns chatcli's `connected` event.
     /// `aiortc`: more arguments for aiortc_peer.py, run with `environment`;
-    /// `inspect` sees its process once it has exited.
+    /// `inspect` sees its process once it has exited. `sizes`: of the long
+    /// messages each side sends after the three short ones.
     static func chatWithAiortc(_ server: ServerProcess, who: String, flags: [String] = [], aiortc: [String] = [],
-                               environment: [String: String] = [:], inspect: (ChildProcess) -> Void = { _ in }) throws -> [String: Any]? {
+                               environment: [String: String] = [:], sizes: [Int] = allSizes,
+                               inspect: (ChildProcess) -> Void = { _ in }) throws -> [String: Any]? {
         let dir = Harness.temporaryDirectory()
-        let fromPython = messages("p"), fromChatcli = messages("c")
+        let fromPython = messages("p", sizes: sizes), fromChatcli = messages("c", sizes: sizes)
         let file = dir + "/send.json"
         try JSONSerialization.data(withJSONObject: fromPython).write(to: URL(fileURLWithPath: file))
         let script = Harness.packageRoot + "/Tests/EndToEndTests/Python/aiortc_peer.py"
