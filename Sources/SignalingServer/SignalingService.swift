@@ -23,8 +23,15 @@ public final class SignalingService {
     var relay: RelayService?
     var metricsListener: TCPListener?
     var counters = ServiceCounters()
-    /// The relay's shared secret: `--turn-secret-file`, else drawn at start.
-    let relaySecret: [UInt8]
+    /// The relay's shared secret: `--turn-secret-file`, else drawn at start
+    /// (kept beside the database; on a cluster, replaced by the one in Redis).
+    var relaySecret: [UInt8]
+    /// A cluster's embedded relays share `relaySecret` through Redis
+    /// (`ClusterRelaySecret`); `relaySecretIsShared` once it was read there.
+    let sharesRelaySecret: Bool
+    var relaySecretIsShared = false
+    /// Redis held something that is not a secret (reported once until it changes).
+    var relaySecretUnusable = false
     var connections: [ConnectionID: ServerConnection] = [:]
     var longPolls: [LongPollToken: ConnectionID] = [:]
     var nextID: UInt64 = 1
@@ -59,8 +66,11 @@ public final class SignalingService {
         var iceServers = ICEServerConfiguration(
             stunPort: config.embedded ? 0 : Int(config.publicSTUNPort ?? config.stunPort), turnURLs: config.turnURLs, turnSecret: config.turnSecret,
             membersOnly: config.turnMembersOnly, fallbackHost: config.host)
-        if config.relay != nil, !config.embedded, config.turnURLs.isEmpty {
-            iceServers.turnSecret = relaySecret
+        let embeddedRelay = config.relay != nil && !config.embedded && config.turnURLs.isEmpty
+        sharesRelaySecret = embeddedRelay && config.redis != nil && config.turnSecret == nil
+        if embeddedRelay {
+            // Shared through Redis: no credentials until the cluster's secret is read.
+            iceServers.turnSecret = sharesRelaySecret ? nil : relaySecret
             // A named instance (`--turn-host`) is reached on its own STUN port, not through a UDP balancer's.
             let host = config.relay?.advertisedHost
             let udpPort = host == nil ? config.publicSTUNPort ?? config.stunPort : config.stunPort

@@ -29,15 +29,38 @@ extension TURNServer {
             return .failure(Refusal(challenge(.staleNonce, method: method, id: id, to: tuple, now: now)))
         }
         guard let expiry = RESTCredential.expiry(of: username), expiry > unixTime,
-              let password = RESTCredential.password(secret: configuration.secret, username: username),
-              let key = STUNKey.longTerm(username: username, realm: realm, password: password),
-              STUNMessage.verifyIntegrity(of: bytes, key: key) == .valid
+              let key = verifiedKey(of: bytes, username: username, realm: realm, unixTime: unixTime)
         else {
             // Fresh nonce, in case the client simply has new credentials to try.
             return .failure(Refusal(challenge(.unauthenticated, method: method, id: id, to: tuple, now: now)))
         }
         let user = String(username.utf8.split(separator: UInt8(ascii: ":"), maxSplits: 1).last.map { String(decoding: $0, as: UTF8.self) } ?? username)
         return .success(Credentials(username: username, user: user, key: key))
+    }
+
+    /// The long-term key the message's MAC was made with: the secret's, or
+    /// the retired secret's while that is still accepted.
+    private func verifiedKey(of bytes: [UInt8], username: String, realm: String, unixTime: Int64) -> STUNKey? {
+        var secrets = [configuration.secret]
+        if let retiredSecret, unixTime < retiredSecret.until { secrets.append(retiredSecret.secret) }
+        for secret in secrets {
+            guard let password = RESTCredential.password(secret: secret, username: username),
+                  let key = STUNKey.longTerm(username: username, realm: realm, password: password) else { continue }
+            if STUNMessage.verifyIntegrity(of: bytes, key: key) == .valid { return key }
+        }
+        return nil
+    }
+
+    /// Signs REST credentials with a new secret from now on (a cluster's
+    /// shared secret, learned from Redis or changed there). Credentials
+    /// signed with the old one were handed out already and live until their
+    /// username's expiry, so the old secret stays good until `retiredUntil`
+    /// (Unix seconds; the issuer's credential lifetime from now), then only
+    /// the new one is.
+    public func replaceSecret(_ secret: [UInt8], retiredUntil: Int64) {
+        guard secret != configuration.secret else { return }
+        retiredSecret = (configuration.secret, retiredUntil)
+        configuration.secret = secret
     }
 
     struct Refusal: Error {

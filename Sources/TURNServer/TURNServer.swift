@@ -14,7 +14,9 @@ import Wire
 /// which relayed sockets to open or close. `now` is any monotonic clock;
 /// `unixTime` (seconds) only checks REST usernames' expiry.
 public final class TURNServer {
-    public let configuration: TURNServerConfiguration
+    public internal(set) var configuration: TURNServerConfiguration
+    /// The secret `replaceSecret` replaced, accepted until a Unix time.
+    var retiredSecret: (secret: [UInt8], until: Int64)?
     public internal(set) var statistics = TURNServerStatistics()
 
     var allocations: [FiveTuple: ServerAllocation] = [:]

@@ -1,16 +1,21 @@
 import Glibc
+import ICE
 import Runtime
+import STUN
 
 /// `chatcli-bench`: data-channel performance of two chatcli `PeerConnection`s
-/// in one process over 127.0.0.1 (host candidates, no server). Prints one
-/// JSON line with `--json`, a short table otherwise. `Tools/bench transfer`
-/// runs it next to the same measurement for aiortc.
+/// in one process over 127.0.0.1 (host candidates, no server; or relay-only
+/// through a TURN server over UDP with `--turn`). Prints one JSON line with
+/// `--json`, a short table otherwise. `Tools/bench transfer` runs it next to
+/// the same measurement for aiortc; `Tools/bench relay` through `chatcli
+/// serve`'s relay and through coturn.
 @main
 struct ChatcliBench {
     static func main() {
         var json = false
         var seconds = 5.0
         var only: String?
+        var turn: (address: STUNAddress?, username: String?, password: String?) = (nil, nil, nil)
         var arguments = CommandLine.arguments.dropFirst()
         while let argument = arguments.popFirst() {
             switch argument {
@@ -22,19 +27,34 @@ struct ChatcliBench {
                 // For profiling one phase: runs it alone and prints its raw figures.
                 guard let phase = arguments.popFirst(), ["setup", "bulk", "small", "rtt"].contains(phase) else { usage() }
                 only = phase
+            case "--turn":
+                guard let text = arguments.popFirst(), let address = turnAddress(text) else { usage() }
+                turn.address = address
+            case "--turn-user":
+                guard let value = arguments.popFirst() else { usage() }
+                turn.username = value
+            case "--turn-password":
+                guard let value = arguments.popFirst() else { usage() }
+                turn.password = value
             default: usage()
             }
+        }
+        var relay: ICETURNServer?
+        switch turn {
+        case (nil, nil, nil): break
+        case let (address?, username?, password?): relay = ICETURNServer(address: address, transport: .udp, username: username, password: password)
+        default: usage()
         }
         do {
             let loop = try EventLoop()
             if let only {
-                try runAlone(only, loop: loop, seconds: seconds)
+                try runAlone(only, loop: loop, relay: relay, seconds: seconds)
                 return
             }
-            let setup = try Measurements.setup(loop: loop)
-            let bulk = try Measurements.stream(loop: loop, size: 16 * 1024, seconds: seconds)
-            let small = try Measurements.stream(loop: loop, size: 100, seconds: seconds)
-            let rtt = try Measurements.roundTrips(loop: loop)
+            let setup = try Measurements.setup(loop: loop, relay: relay)
+            let bulk = try Measurements.stream(loop: loop, relay: relay, size: 16 * 1024, seconds: seconds)
+            let small = try Measurements.stream(loop: loop, relay: relay, size: 100, seconds: seconds)
+            let rtt = try Measurements.roundTrips(loop: loop, relay: relay)
             let megabytes = Double(bulk.bytes) / 1e6
             let fields: [(String, String)] = [
                 ("setup_ms", fixed(setup, 2)),
@@ -55,20 +75,29 @@ struct ChatcliBench {
         }
     }
 
-    static func runAlone(_ phase: String, loop: EventLoop, seconds: Double) throws {
+    static func runAlone(_ phase: String, loop: EventLoop, relay: ICETURNServer?, seconds: Double) throws {
         switch phase {
-        case "setup": print("setup_ms \(fixed(try Measurements.setup(loop: loop), 2))")
-        case "rtt": print("rtt_us_median \(fixed(Measurements.median(try Measurements.roundTrips(loop: loop)), 1))")
+        case "setup": print("setup_ms \(fixed(try Measurements.setup(loop: loop, relay: relay), 2))")
+        case "rtt": print("rtt_us_median \(fixed(Measurements.median(try Measurements.roundTrips(loop: loop, relay: relay)), 1))")
         default:
-            let result = try Measurements.stream(loop: loop, size: phase == "bulk" ? 16 * 1024 : 100, seconds: seconds)
+            let result = try Measurements.stream(loop: loop, relay: relay, size: phase == "bulk" ? 16 * 1024 : 100, seconds: seconds)
             print("\(phase): \(result.bytes) bytes, \(result.messages) messages in \(fixed(result.elapsed, 3)) s, CPU \(fixed(result.cpu, 3)) s; "
                   + "\(result.sentDatagrams) datagrams (\(result.sentBytes) bytes) sent, \(result.returnedDatagrams) back")
         }
     }
 
     static func usage() -> Never {
-        printError("usage: chatcli-bench [--json] [--duration SECONDS] [--only setup|bulk|small|rtt]")
+        printError("usage: chatcli-bench [--json] [--duration SECONDS] [--only setup|bulk|small|rtt] "
+                   + "[--turn IPV4:PORT --turn-user U --turn-password P]")
         exit(2)
+    }
+
+    /// `127.0.0.1:3478`: an IPv4 address and a port (the benchmark's TURN server).
+    static func turnAddress(_ text: String) -> STUNAddress? {
+        let parts = text.split(separator: ":")
+        guard parts.count == 2, let port = UInt16(parts[1]), port > 0,
+              let address = SocketAddress(ip: String(parts[0]), port: port) else { return nil }
+        return STUNAddress(ip: address.ipBytes, port: port)
     }
 
     /// `value` with `digits` decimals (no Foundation formatter needed).

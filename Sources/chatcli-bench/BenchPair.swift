@@ -1,7 +1,8 @@
 import Glibc
+import ICE
 import Runtime
 
-/// Two `BenchPeer`s on one loop, connected by handing the SDP and the
+/// Two `BenchPeer`s on one loop (relay-only through `relay` when given), connected by handing the SDP and the
 /// trickled candidates straight across (what signaling would carry).
 struct BenchPair {
     let offerer: BenchPeer
@@ -9,11 +10,11 @@ struct BenchPair {
     /// From creating the offerer to the channel open on both sides.
     let setup: Duration
 
-    static func connect(loop: EventLoop, timeout: Duration = .seconds(10)) throws -> BenchPair {
+    static func connect(loop: EventLoop, relay: ICETURNServer? = nil, timeout: Duration = .seconds(10)) throws -> BenchPair {
         let start = loop.now
-        let offerer = try BenchPeer(loop: loop, isOfferer: true)
+        let offerer = try BenchPeer(loop: loop, isOfferer: true, relay: relay)
         let offer = offerer.pc.createOffer()
-        let answerer = try BenchPeer(loop: loop, isOfferer: false)
+        let answerer = try BenchPeer(loop: loop, isOfferer: false, relay: relay)
         let answer = try answerer.pc.acceptOffer(offer)
         try offerer.pc.acceptAnswer(answer)
         offerer.onCandidate = { [unowned answerer] candidate in

@@ -5,11 +5,13 @@ import Runtime
 import STUN
 
 /// One side of a benchmark pair: a `PeerConnection` driven on the event loop
-/// through a single UDP socket on 127.0.0.1 (its only host candidate). The
+/// through a single UDP socket on 127.0.0.1 (its only host candidate), or,
+/// given a TURN server, relay-only through it over UDP from that socket. The
 /// benchmark wires two of these together directly, with no signaling server.
 final class BenchPeer {
     let pc: PeerConnection
     let loop: EventLoop
+    let relay: ICETURNServer?
     private let socket: UDPSocket
     private let base: STUNAddress
     private var timer: Timer?
@@ -28,8 +30,9 @@ final class BenchPeer {
     private(set) var failure: String?
     private(set) var isOpen = false
 
-    init(loop: EventLoop, isOfferer: Bool) throws {
+    init(loop: EventLoop, isOfferer: Bool, relay: ICETURNServer? = nil) throws {
         self.loop = loop
+        self.relay = relay
         guard let any = SocketAddress(ip: "127.0.0.1", port: 0) else { throw BenchError("bad loopback address") }
         socket = try UDPSocket(loop: loop, bind: any)
         guard let base = STUNAddress(ip: socket.localAddress.ipBytes, port: socket.localAddress.port) else {
@@ -43,6 +46,10 @@ final class BenchPeer {
             if let text = getenv("CHATCLI_MAX_PACKET"), let limit = Int(String(cString: text)), limit >= 256 { config.maxPacketSize = limit }
             // CHATCLI_CONGESTION_CONTROL=cubic (or bbr) picks the SCTP sender's congestion control (benchmarks).
             if let text = getenv("CHATCLI_CONGESTION_CONTROL"), let cc = CongestionControlAlgorithm(rawValue: String(cString: text)) { config.congestionControl = cc }
+            if let relay {
+                config.turnServers = [relay]
+                config.ice.relayOnly = true
+            }
             pc = try PeerConnection(isOfferer: isOfferer, localAddresses: [base], config: config, now: loop.now.duration)
         } catch {
             socket.close()
@@ -78,15 +85,7 @@ final class BenchPeer {
         while progress {
             progress = false
             sentSincePump = false
-            socket.beginBatch()
-            while let transmit = pc.pollTransmit() {
-                progress = true
-                guard let destination = SocketAddress(ipBytes: transmit.destination.ip, port: transmit.destination.port) else { continue }
-                socket.send(transmit.bytes, to: destination)
-                datagramsSent += 1
-                bytesSent += transmit.bytes.count
-            }
-            socket.endBatch()
+            progress = sendTransmits()
             while let event = pc.pollEvent() {
                 progress = true
                 switch event {
@@ -107,6 +106,23 @@ final class BenchPeer {
             if sentSincePump { progress = true }
         }
         arm()
+    }
+
+    /// Hands what the connection queued to the socket; whether there was any.
+    /// (TURN over UDP only: nothing here opens a stream to a TURN server.)
+    private func sendTransmits() -> Bool {
+        var sent = false
+        socket.beginBatch()
+        while let transmit = pc.pollTransmit() {
+            sent = true
+            guard transmit.route == .datagram,
+                  let destination = SocketAddress(ipBytes: transmit.destination.ip, port: transmit.destination.port) else { continue }
+            socket.send(transmit.bytes, to: destination)
+            datagramsSent += 1
+            bytesSent += transmit.bytes.count
+        }
+        socket.endBatch()
+        return sent
     }
 
     /// One timer per peer, moved only when the deadline comes earlier: a
@@ -132,6 +148,12 @@ final class BenchPeer {
         onMessage = nil
         onOpen = nil
         onCandidate = nil
+        // Allocations deleted, not left to expire: a run makes dozens, and
+        // a relay holds one client address to a quota of them.
+        if relay != nil {
+            pc.releaseRelays(now: loop.now.duration)
+            _ = sendTransmits()
+        }
         socket.close()
     }
 }

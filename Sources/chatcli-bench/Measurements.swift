@@ -1,12 +1,13 @@
+import ICE
 import Runtime
 
 /// The four measurements of `Tools/bench transfer`, each on fresh pairs.
 enum Measurements {
     /// Median setup time over `pairs` fresh pairs, in milliseconds.
-    static func setup(loop: EventLoop, pairs: Int = 5) throws -> Double {
+    static func setup(loop: EventLoop, relay: ICETURNServer?, pairs: Int = 5) throws -> Double {
         var samples: [Double] = []
         for _ in 0..<pairs {
-            let pair = try BenchPair.connect(loop: loop)
+            let pair = try BenchPair.connect(loop: loop, relay: relay)
             samples.append(pair.setup.seconds * 1000)
             pair.close()
         }
@@ -27,9 +28,9 @@ enum Measurements {
     /// Messages of `size` bytes from offerer to answerer for `seconds`, the
     /// sender pausing above `high` buffered bytes and resuming below `low`
     /// (what a browser application does with `bufferedAmountLowThreshold`).
-    static func stream(loop: EventLoop, size: Int, seconds: Double,
+    static func stream(loop: EventLoop, relay: ICETURNServer?, size: Int, seconds: Double,
                        high: Int = 1 << 20, low: Int = 256 << 10) throws -> Stream {
-        let pair = try BenchPair.connect(loop: loop)
+        let pair = try BenchPair.connect(loop: loop, relay: relay)
         defer { pair.close() }
         let sender = pair.offerer
         let receiver = pair.answerer
@@ -73,8 +74,8 @@ enum Measurements {
     }
 
     /// Sequential ping-pongs of `size` bytes; returns round trips in µs.
-    static func roundTrips(loop: EventLoop, count: Int = 1000, warmUp: Int = 20, size: Int = 100) throws -> [Double] {
-        let pair = try BenchPair.connect(loop: loop)
+    static func roundTrips(loop: EventLoop, relay: ICETURNServer?, count: Int = 1000, warmUp: Int = 20, size: Int = 100) throws -> [Double] {
+        let pair = try BenchPair.connect(loop: loop, relay: relay)
         defer { pair.close() }
         let pinger = pair.offerer
         let ponger = pair.answerer

@@ -86,22 +86,29 @@ import TestSupport
 
     /// Runs a chat between chatcli (with `flags`) and the aiortc peer, both
     /// ways in full; returns chatcli's `connected` event.
-    static func chatWithAiortc(_ server: ServerProcess, who: String, flags: [String] = []) throws -> [String: Any]? {
+    /// `aiortc`: more arguments for aiortc_peer.py, run with `environment`;
+    /// `inspect` sees its process once it has exited. `sizes`: of the long
+    /// messages each side sends after the three short ones.
+    static func chatWithAiortc(_ server: ServerProcess, who: String, flags: [String] = [], aiortc: [String] = [],
+                               environment: [String: String] = [:], sizes: [Int] = allSizes,
+                               inspect: (ChildProcess) -> Void = { _ in }) throws -> [String: Any]? {
         let dir = Harness.temporaryDirectory()
-        let fromPython = messages("p"), fromChatcli = messages("c")
+        let fromPython = messages("p", sizes: sizes), fromChatcli = messages("c", sizes: sizes)
         let file = dir + "/send.json"
         try JSONSerialization.data(withJSONObject: fromPython).write(to: URL(fileURLWithPath: file))
         let script = Harness.packageRoot + "/Tests/EndToEndTests/Python/aiortc_peer.py"
         let python: ChildProcess, chatcli: ChildProcess
         if who == "aiortc-creates" {
-            python = try ChildProcess(Harness.pythonPath, [script, server.url, "create", "--send", file, "--expect", "\(fromChatcli.count)"], name: "aiortc")
+            python = try ChildProcess(Harness.pythonPath, [script, server.url, "create", "--send", file, "--expect", "\(fromChatcli.count)"] + aiortc,
+                                      name: "aiortc", environment: environment)
             let code = try #require(python.waitForEvent("code", timeout: 20)?["code"] as? String, "\(python.transcript)")
             chatcli = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json", "--accept-unproven"] + flags, name: "chatcli")
         } else {
             chatcli = try ChildProcess.chatcli(["create", "--server", server.url, "--json", "--accept-unproven"] + flags, name: "chatcli")
             // aiortc (like Inviso and browsers) knows only the six digits.
             let code = try #require(chatcli.waitForEvent("code")?["locator"] as? String, "\(chatcli.transcript)")
-            python = try ChildProcess(Harness.pythonPath, [script, server.url, "join", code, "--send", file, "--expect", "\(fromChatcli.count)"], name: "aiortc")
+            python = try ChildProcess(Harness.pythonPath, [script, server.url, "join", code, "--send", file, "--expect", "\(fromChatcli.count)"] + aiortc,
+                                      name: "aiortc", environment: environment)
         }
         chatcli.write(lines(fromChatcli))
         let got = chatcli.waitForMessages(count: fromPython.count, timeout: 60)
@@ -112,6 +119,7 @@ import TestSupport
             return obj["text"] as? String
         }
         #expect(pythonGot == fromChatcli)
+        inspect(python)
         #expect(chatcli.waitForEvent("peer_left", timeout: 20) != nil, "\(chatcli.transcript.suffix(2000))")
         chatcli.closeInput()
         #expect(chatcli.waitForExit() == 0, "\(chatcli.transcript.suffix(2000))")

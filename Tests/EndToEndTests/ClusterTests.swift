@@ -1,4 +1,5 @@
 import Foundation
+import STUN
 import TestSupport
 import Testing
 
@@ -33,13 +34,12 @@ struct ClusterTests {
     /// answered. Members on two instances chat relay-only, each relaying on
     /// its own instance, relayed address to relayed address across them (a
     /// private block here, so `--turn-allow-peer`; public addresses pass the
-    /// default policy). One `--turn-secret-file` for all: any instance's
-    /// credentials work on every relay.
+    /// default policy). No secret file: the instances share one through
+    /// Redis, so any instance's credentials work on every relay.
     @Test func eachInstanceAdvertisesItsOwnRelayAndMembersRelayedOnTwoInstancesChat() throws {
-        let secret = Harness.temporaryDirectory() + "/turn.secret"
-        try "cluster-secret-\(UInt64.random(in: 0...UInt64.max))\n".write(toFile: secret, atomically: true, encoding: .utf8)
         let hosts = ["127.0.0.2", "127.0.0.3"]
-        let cluster = try ClusterFixture(instances: 2, extra: ["--turn-secret-file", secret, "--turn-allow-peer", "127.0.0.0/8"], hosts: hosts)
+        let cluster = try ClusterFixture(instances: 2, extra: ["--turn-allow-peer", "127.0.0.0/8"], hosts: hosts)
+        for instance in cluster.instances { #expect(Self.waitForRelaySecret(instance, "shared"), "\(instance.process.transcript)") }
         var advertised: Set<[String]> = []
         for _ in 0..<2 {
             let response = REST.request("GET", port: cluster.haproxyPort, "/api/ice-servers")
@@ -65,6 +65,46 @@ struct ClusterTests {
         alice.closeInput()
         #expect(alice.waitForExit(timeout: 30) == 0, "\(alice.transcript)")
         #expect(bob.waitForEvent("peer_left", timeout: 30) != nil, "\(bob.transcript)")
+    }
+
+    /// Without `--turn-secret-file` the instances share one relay secret in
+    /// Redis: credentials one instance issued allocate on another's relay.
+    /// A flushed Redis gets the same secret back from the instances, so
+    /// nothing issued before is refused; a secret an operator puts there
+    /// instead is adopted by every instance, and credentials issued before
+    /// it still allocate.
+    @Test func credentialsIssuedByOneInstanceAllocateOnAnothersRelayThroughASecretSharedInRedis() throws {
+        let cluster = try ClusterFixture(instances: 2, haproxy: false)
+        let (a, b) = (cluster.instances[0], cluster.instances[1])
+        for instance in cluster.instances { #expect(Self.waitForRelaySecret(instance, "shared"), "\(instance.process.transcript)") }
+        let fromA = try Self.turnCredentials(a)
+        #expect(try TURNProbe(port: b.stunPort).allocate(username: fromA.username, password: fromA.password) == 0, "\(cluster.transcripts)")
+
+        let key = "chatcli:turn-secret"
+        let stored = cluster.redis.cli("GET", key)
+        #expect(stored.first?.count == 64, "\(stored)")
+        _ = cluster.redis.cli("FLUSHALL")
+        #expect(waitFor { cluster.redis.cli("GET", key) == stored }, "\(cluster.redis.cli("GET", key))")
+        #expect(try TURNProbe(port: a.stunPort).allocate(username: fromA.username, password: fromA.password) == 0)
+
+        let replaced = String(repeating: "5a", count: 32)
+        _ = cluster.redis.cli("SET", key, replaced)
+        for instance in cluster.instances { #expect(Self.waitForRelaySecret(instance, "replaced"), "\(instance.process.transcript)") }
+        let fromB = try Self.turnCredentials(b)
+        #expect(fromB.password == RESTCredential.password(secret: Array(repeating: 0x5a, count: 32), username: fromB.username))
+        #expect(try TURNProbe(port: a.stunPort).allocate(username: fromB.username, password: fromB.password) == 0)
+        #expect(try TURNProbe(port: b.stunPort).allocate(username: fromA.username, password: fromA.password) == 0)
+    }
+
+    static func waitForRelaySecret(_ instance: ClusterInstance, _ state: String) -> Bool {
+        instance.process.waitForLine(stderr: true, timeout: 15) { $0.contains("event=relay_secret") && $0.contains("state=\(state)") } != nil
+    }
+
+    /// The TURN entry an instance's `/api/ice-servers` hands out.
+    static func turnCredentials(_ instance: ClusterInstance) throws -> (username: String, password: String) {
+        let response = HTTPExchange.send("GET", port: instance.port, "/api/ice-servers")
+        let turn = try #require((response.body["iceServers"] as? [[String: Any]])?.first { $0["username"] != nil }, "\(response)")
+        return (try #require(turn["username"] as? String), try #require(turn["credential"] as? String))
     }
 
     /// `rediss://`: TLS through the project's OpenSSL client, the server

@@ -40,11 +40,29 @@ import TestSupport
         #expect(receiver.stdout.contains { $0.contains(#""path":"relay""#) }, "\(receiver.transcript)")
     }
 
-    /// chatcli relay-only against aiortc (an independent WebRTC stack that
-    /// takes the same `/api/ice-servers` answer) through serve's relay.
-    @Test func chatcliRelayOnlyChatsWithAiortcThroughServesRelay() throws {
-        let connected = try ChatTests.chatWithAiortc(try ServerProcess(arguments: Self.labPeers), who: "chatcli-creates", flags: ["--relay-only"])
-        #expect(connected?["path"] as? String == "relay", "\(connected ?? [:])")
+    /// aiortc (an independent WebRTC stack that takes the same
+    /// `/api/ice-servers` answer) relay-only through serve's relay, given
+    /// only one transport's URL: UDP (the STUN port) and TCP (the HTTP port)
+    /// on a plain server, TLS on the HTTPS port of a server with a
+    /// certificate. Its nominated pair's local candidate is relayed, and its
+    /// TURN client reached that port over that transport. chatcli relays
+    /// too, so the default peer policy holds.
+    @Test func aiortcRelayOnlyChatsThroughServesRelayOverUDPTCPAndTLS() throws {
+        let dir = try TemporaryDirectory()
+        let certs = try TestCertificates.make(in: dir.path)
+        let plain = try ServerProcess()
+        let tls = try ServerProcess(arguments: ["--tls-cert", certs.certFile, "--tls-key", certs.keyFile])
+        for (transport, server, port) in [("udp", plain, plain.stunPort), ("tcp", plain, plain.port), ("tls", tls, tls.port)] {
+            var selected: [String: Any]?
+            let connected = try ChatTests.chatWithAiortc(
+                server, who: "chatcli-creates", flags: ["--relay-only", "--ca-file", certs.caFile], aiortc: ["--relay", transport],
+                // Every message size is ChatTests' business; here one of a packet and one of many.
+                environment: ["SSL_CERT_FILE": certs.caFile], sizes: [1_200, 65_536]) { python in selected = python.waitForEvent("selected", timeout: 1) }
+            #expect(connected?["path"] as? String == "relay", "\(transport): \(connected ?? [:])")
+            #expect(selected?["local"] as? String == "relay", "\(transport): \(selected ?? [:])")
+            #expect(selected?["turn"] as? String == transport, "\(selected ?? [:])")
+            #expect(selected?["server"] as? String == "127.0.0.1:\(port)", "\(selected ?? [:])")
+        }
     }
 
     /// coturn's test client, Send indications (`-s`: it picks channel

@@ -247,4 +247,29 @@ final class ClusterScriptTests {
         _ = try run(ClusterHubScripts.join, at: 5, ["ia/1", "5", String(repeating: "00", count: 24)])
         #expect(try inbox("ia").last?["code"] == "room_not_found")
     }
+
+    /// The embedded relays' one secret (`ClusterRelaySecret`): the first
+    /// offer makes the key and every later offer reads it; after a flush the
+    /// first instance to beat puts back the secret they all hold; a value an
+    /// instance could not have made is reported, not adopted.
+    @Test func theFirstRelaySecretOfferedIsEveryInstancesAndAFlushedOneComesBackTheSame() throws {
+        let (a, b) = ([UInt8](repeating: 0xA1, count: 32), [UInt8](repeating: 0xB2, count: 32))
+        func offer(_ secret: [UInt8]) throws -> ClusterRelaySecret.Found {
+            let commands = ClusterRelaySecret.offer(secret, prefix: prefix)
+            _ = try send(commands[0])
+            return ClusterRelaySecret.parse(try send(commands[1]))
+        }
+        #expect(try offer(a) == .secret(a))
+        #expect(try offer(b) == .secret(a))
+        _ = try send(["FLUSHALL"])
+        #expect(try offer(a) == .secret(a))
+        #expect(try offer(b) == .secret(a))
+        #expect(try send(["TTL", "t:turn-secret"]) == .integer(-1))
+        _ = try send(["SET", "t:turn-secret", "not a hex secret"])
+        #expect(try offer(a) == .unusable)
+        _ = try send(["SET", "t:turn-secret", String(repeating: "ab", count: 8)])
+        #expect(try offer(a) == .unusable)
+        _ = try send(["DEL", "t:turn-secret"])
+        #expect(ClusterRelaySecret.parse(try send(["GET", "t:turn-secret"])) == .missing)
+    }
 }

@@ -264,3 +264,19 @@ import TURNServer
     #expect(reply?.isSuccess == true)
     #expect(reply?.xorMappedAddress == tuple.client)
 }
+
+/// A cluster's relay learns (or is told of) a new REST secret: credentials
+/// signed with the old one were already handed out, so they still allocate
+/// until the old secret retires; then only the new one's do.
+@Test func credentialsSignedWithAReplacedSecretAllocateUntilItRetires() {
+    let lab = RelayLab()
+    let renewed = Array("renewed-secret".utf8)
+    lab.server.replaceSecret(renewed, retiredUntil: RelayLab.unixTime + 60)
+    #expect(lab.addClient(RelayLab.tuple(1), user: "old", secret: RelayLab.secret).isAllocated)
+    #expect(lab.addClient(RelayLab.tuple(2), user: "new", secret: renewed).isAllocated)
+    #expect(!lab.addClient(RelayLab.tuple(3), user: "other", secret: Array("other-secret".utf8)).isAllocated)
+    lab.now += .seconds(60)
+    #expect(!lab.addClient(RelayLab.tuple(4), user: "late", secret: RelayLab.secret).isAllocated)
+    #expect(lab.addClient(RelayLab.tuple(5), user: "newer", secret: renewed).isAllocated)
+    #expect(lab.server.configuration.secret == renewed)
+}

@@ -32,6 +32,8 @@ final class ClusterLink {
     var onWake: ((JoinCode) -> Void)?
     /// The command connection is ready (again): resend what may be lost.
     var onCommandsReady: (() -> Void)?
+    /// A heartbeat went out (the first as soon as the command connection is ready).
+    var onBeat: (() -> Void)?
 
     private var lastInbox = "0-0"
     private var lastWake: String?
@@ -103,6 +105,7 @@ final class ClusterLink {
                 self.log.write("seats_reclaimed", ["count": String(back)])
             }
         }
+        onBeat?()
         heartbeat = loop.schedule(after: Self.heartbeatInterval) { [weak self] in
             guard let self, self.commands.isReady else { return }
             self.beat()

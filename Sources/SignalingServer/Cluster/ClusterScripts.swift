@@ -21,6 +21,7 @@ import Redis
 /// - `P lost:<instance>` set of its members whose seats others freed while it was away
 /// - `P inbox:<instance>` stream of frames for that instance's connections
 /// - `P wake` stream of join codes whose room changed (long-poll wake-ups)
+/// - `P turn-secret` the embedded relays' REST secret, hex (``ClusterRelaySecret``; no script touches it)
 ///
 /// Hub scripts (`join`, `leave`, `relay`, `disconnect`) are idempotent by
 /// sequence number: an instance resends what Redis may not have run after a

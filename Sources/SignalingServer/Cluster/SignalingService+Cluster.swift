@@ -40,6 +40,7 @@ extension SignalingService {
         cluster.onInboxRead = { [weak hub] id in hub?.inboxRead(through: id) }
         cluster.onWake = { [weak router] code in router?.wake(code) }
         cluster.onCommandsReady = { [weak hub] in hub?.commandsReady() }
+        if sharesRelaySecret { cluster.onBeat = { [weak self] in self?.offerRelaySecret() } }
         cluster.start()
     }
 

@@ -9,17 +9,24 @@ Usage: python aiortc_peer.py SERVER_URL create|join [CODE] --send FILE --expect 
   other side advertised, as a hostile peer would (aiortc refuses otherwise).
   ERROR chunks the other side's SCTP sends are printed as
   {"event":"sctp_error","cause":N,"info":...}.
+  --relay udp|tcp|tls: relay only (iceTransportPolicy "relay"), through the one
+  TURN URL of that transport the server's /api/ice-servers gives; once the
+  channel opens, prints {"event":"selected","local":TYPE,"turn":TRANSPORT,...}
+  saying how the nominated pair's local candidate reaches its relay.
+  An https:// server is reached over TLS (wss:// for signaling), verified
+  against the system's CAs or SSL_CERT_FILE.
 """
 import argparse
 import asyncio
 import json
 import random
 import secrets
+import ssl
 import sys
 import urllib.parse
 
 import websockets
-from aiortc import RTCPeerConnection, RTCSessionDescription
+from aiortc import RTCConfiguration, RTCIceServer, RTCIceTransportPolicy, RTCPeerConnection, RTCSessionDescription
 from aiortc import rtcsctptransport
 from aiortc.sdp import candidate_from_sdp
 
@@ -41,19 +48,60 @@ def report_sctp_errors():
     rtcsctptransport.RTCSctpTransport._receive_chunk = receive_chunk
 
 
-async def rest(base, path, body):
+async def rest(base, path, body, method="POST"):
     loop = asyncio.get_running_loop()
 
     def call():
         import http.client
         u = urllib.parse.urlparse(base)
-        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
-        conn.request("POST", path, body=json.dumps(body), headers={"Content-Type": "application/json"})
+        if u.scheme == "https":
+            conn = http.client.HTTPSConnection(u.hostname, u.port, timeout=10, context=ssl.create_default_context())
+        else:
+            conn = http.client.HTTPConnection(u.hostname, u.port, timeout=10)
+        if body is None:
+            conn.request(method, path)
+        else:
+            conn.request(method, path, body=json.dumps(body), headers={"Content-Type": "application/json"})
         r = conn.getresponse()
         data = r.read()
         return r.status, (json.loads(data) if data else None)
 
     return await loop.run_in_executor(None, call)
+
+
+async def relay_configuration(server, transport):
+    """The server's TURN entry cut down to its one URL of `transport`, relay only."""
+    status, body = await rest(server, "/api/ice-servers", None, method="GET")
+    turn = next((e for e in (body or {}).get("iceServers", []) if e.get("username")), None)
+    if status != 200 or turn is None:
+        emit({"event": "error", "error": f"ice-servers {status} {body}"})
+        sys.exit(1)
+    wanted = {"udp": ("turn:", "?transport=udp"), "tcp": ("turn:", "?transport=tcp"), "tls": ("turns:", "?transport=tcp")}[transport]
+    urls = [u for u in turn["urls"] if u.startswith(wanted[0]) and u.endswith(wanted[1])]
+    if not urls:
+        emit({"event": "error", "error": f"no {transport} TURN URL in {turn['urls']}"})
+        sys.exit(1)
+    server = RTCIceServer(urls=urls[:1], username=turn["username"], credential=turn["credential"])
+    return RTCConfiguration(iceServers=[server], iceTransportPolicy=RTCIceTransportPolicy.RELAY)
+
+
+def selected_path(pc):
+    """How the nominated pair's local candidate reaches the network. aiortc
+    has no API for the selected pair: this reads aioice's state, and the TURN
+    client's own connection to its server (UDP, TCP, or TCP with TLS)."""
+    from aioice.turn import TurnClientTcpProtocol
+    connection = pc.sctp.transport.transport.iceGatherer._connection
+    pair = connection._nominated.get(1)
+    if pair is None:
+        return {"event": "selected", "local": None}
+    found = {"event": "selected", "local": pair.local_candidate.type}
+    inner = getattr(pair.protocol.transport, "_TurnTransport__inner_protocol", None)
+    if inner is not None:
+        tls = inner.transport.get_extra_info("ssl_object")
+        found["turn"] = ("tls" if tls else "tcp") if isinstance(inner, TurnClientTcpProtocol) else "udp"
+        found["server"] = "%s:%d" % inner.transport.get_extra_info("peername")[:2]
+        found["tls_version"] = tls.version() if tls else None
+    return found
 
 
 async def main():
@@ -66,6 +114,7 @@ async def main():
     ap.add_argument("--send", required=True)
     ap.add_argument("--expect", type=int, required=True)
     ap.add_argument("--code", help="create: these six digits instead of random ones (a forger that learned them)")
+    ap.add_argument("--relay", choices=["udp", "tcp", "tls"], help="relay only, through the server's TURN over this transport")
     args = ap.parse_args()
     outgoing = json.load(open(args.send))
     device = "aiortc-" + secrets.token_hex(8)
@@ -91,8 +140,8 @@ async def main():
         room = body["roomid"]
 
     u = urllib.parse.urlparse(args.server)
-    ws = await websockets.connect(f"ws://{u.hostname}:{u.port}/", max_size=None)
-    pc = RTCPeerConnection()
+    ws = await websockets.connect(f"{'wss' if u.scheme == 'https' else 'ws'}://{u.hostname}:{u.port}/", max_size=None)
+    pc = RTCPeerConnection(await relay_configuration(args.server, args.relay) if args.relay else None)
     received = []
     done = asyncio.Event()
     channel_holder = {}
@@ -128,6 +177,8 @@ async def main():
 
         def opened():
             emit({"event": "open"})
+            if args.relay:
+                emit(selected_path(pc))
             asyncio.ensure_future(send_all())
 
         if ch.readyState == "open":

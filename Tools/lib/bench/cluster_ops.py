@@ -1,8 +1,9 @@
 """Redis operations per pairing and per relayed message, for `Tools/bench cluster`.
 
 Counts with Redis's `INFO commandstats` before and after each phase, run
-against instances that serve nothing else (heartbeats and idle XREAD
-timeouts, a few per second, are included):
+against instances that serve nothing else (heartbeats, the relay secret's
+SET NX and GET with each, and idle XREAD timeouts, a few per second, are
+included):
 
 - pairing: POST /api/rooms on the first instance, its creator's
   `check?wait` held there, POST /api/rooms/accept on the last instance, the

@@ -7,7 +7,6 @@ included on both sides), takes user+system CPU of both processes, and checks
 the received file's SHA-256. Prints one JSON line per run, then a table.
 """
 import argparse
-import hashlib
 import json
 import os
 import socket
@@ -16,6 +15,8 @@ import subprocess
 import sys
 import time
 
+from report import sha256, write_payload
+
 
 def free_port():
     s = socket.socket()
@@ -23,14 +24,6 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def cpu_of(proc):
@@ -97,10 +90,7 @@ def main():
 
     size = args.size_mb << 20
     source = os.path.join(args.work, "payload.bin")
-    with open(source, "wb") as f:
-        for _ in range(args.size_mb):
-            f.write(os.urandom(1 << 20))
-    digest = sha256(source)
+    digest = write_payload(source, args.size_mb)
     procs = []
     port, stun = free_port(), free_port()
     procs.append(subprocess.Popen([args.chatcli, "serve", "--host", "127.0.0.1", "--port", str(port), "--stun-port", str(stun),

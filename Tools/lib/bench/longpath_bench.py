@@ -28,7 +28,6 @@ to disk; its SHA-256 is checked against the original. A transfer that has
 not finished after --timeout seconds is stopped: a MISS with the rate so far.
 """
 import argparse
-import hashlib
 import json
 import os
 import selectors
@@ -41,6 +40,8 @@ import time
 import types
 
 import longpath_fairness
+
+from report import sha256, write_payload
 
 SERVER = "http://198.18.0.10:8080"
 LEFT_IP, RIGHT_IP = "198.18.0.21", "198.18.0.22"
@@ -56,14 +57,6 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 def say(args, text):
     if not args.json:
         print(text, file=sys.stderr, flush=True)
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def natlab(args, *words, check=True):
@@ -489,10 +482,7 @@ def main():
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     source = os.path.join(args.work, "payload.bin")
-    with open(source, "wb") as f:
-        for _ in range(args.size_mb):
-            f.write(os.urandom(1 << 20))
-    digest = sha256(source)
+    digest = write_payload(source, args.size_mb)
     rows, shares = [], []
     try:
         for phase in phases(args):

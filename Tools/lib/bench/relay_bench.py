@@ -3,14 +3,19 @@ interleaved on this machine, with the same settings: REST credentials from
 one secret, loopback peers allowed, 16 MiB/s per allocation (the embedded
 relay's default; coturn's `max-bps`), no per-user quota that matters, no TLS.
 
-1. A file, `chatcli send` -> `chatcli receive`, both `--relay-only`: MB/s
-   (receiver start to exit, pairing included) and the relay's CPU per MB
-   (the serving process's user+system time during the run: `chatcli serve`,
-   which also signals, or `turnserver` alone).
-2. coturn's `turnutils_uclient` (`-c -s`: allocations per client, Send
+1. A file (1 GiB by default), `chatcli send` -> `chatcli receive`, both
+   `--relay-only`: MB/s (receiver start to exit, pairing included) and the
+   relay's CPU per MB (the serving process's user+system time during the
+   run: `chatcli serve`, which also signals, or `turnserver` alone).
+2. The data-channel tests of `Tools/bench transfer` (`chatcli-bench --only
+   bulk|small`: two chatcli peers in one process, here relay-only through
+   the relay over UDP): 16 KiB messages (MB/s, relay CPU per MB) and
+   100-byte messages (messages/s, relay CPU per message), each for
+   `--duration` seconds.
+3. coturn's `turnutils_uclient` (`-c -s`: allocations per client, Send
    indications, one message per client every millisecond) to
    `turnutils_peer`: messages per second through each relay.
-3. Memory: the relay's RSS with `--allocations` (1,000) allocations held
+4. Memory: the relay's RSS with `--allocations` (1,000) allocations held
    (hand-made Allocates from 127.0.N.M, 20 per address).
 
 Prints one JSON line per run, then a table with ratios (embedded / coturn).
@@ -26,6 +31,8 @@ import statistics
 import subprocess
 import sys
 import time
+
+from report import sha256, write_payload
 
 PER_ALLOCATION = 16 * 1024 * 1024
 
@@ -57,14 +64,6 @@ def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while chunk := f.read(1 << 20):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def wait_for_line(proc, prefix, timeout=30):
@@ -105,6 +104,20 @@ def transfer(args, server, source, out):
     sender.wait()
     relayed = '"path":"relay"' in receiver.stdout
     return seconds, receiver.returncode == 0 and sender.returncode == 0 and relayed
+
+
+def channel(args, udp_port, username, password, phase, pid):
+    """`chatcli-bench --only bulk|small` relay-only through 127.0.0.1:udp_port:
+    its figures and the relay's CPU seconds meanwhile."""
+    before = cpu_seconds(pid)
+    run = subprocess.run([args.bench, "--only", phase, "--duration", str(args.duration), "--turn", f"127.0.0.1:{udp_port}",
+                          "--turn-user", username, "--turn-password", password], capture_output=True, text=True, timeout=120)
+    cpu = cpu_seconds(pid) - before
+    # "bulk: B bytes, M messages in S s, CPU C s; ..."
+    words = run.stdout.split()
+    if run.returncode != 0 or len(words) < 7 or words[0] != f"{phase}:":
+        return None, cpu, (run.stdout + run.stderr).strip()[-300:]
+    return (int(words[1]), int(words[3]), float(words[6])), cpu, ""
 
 
 def rest_credentials(secret, validity=3600):
@@ -181,10 +194,12 @@ def hold_allocations(port, secret, count):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--chatcli", required=True)
+    ap.add_argument("--bench", required=True, help="chatcli-bench (release)")
+    ap.add_argument("--duration", type=float, default=5, help="seconds of each data-channel test")
     ap.add_argument("--turnserver", default="/usr/bin/turnserver")
     ap.add_argument("--turnutils", default="/usr/bin")
     ap.add_argument("--work", required=True)
-    ap.add_argument("--size-mb", type=int, default=256)
+    ap.add_argument("--size-mb", type=int, default=1024)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--messages", type=int, default=2000)
     # The embedded relay holds one client address to 20 allocations (uclient takes two per client).
@@ -199,10 +214,7 @@ def main():
         f.write(secret + "\n")
     size = args.size_mb << 20
     source = os.path.join(args.work, "payload.bin")
-    with open(source, "wb") as f:
-        for _ in range(args.size_mb):
-            f.write(os.urandom(1 << 20))
-    digest = sha256(source)
+    digest = write_payload(source, args.size_mb)
 
     procs = []
     # The embedded relay.
@@ -234,7 +246,7 @@ def main():
 
     relays = {"embedded": (f"http://127.0.0.1:{e_port}", embedded.pid, e_stun),
               "coturn": (f"http://127.0.0.1:{c_port}", turn.pid, t_port)}
-    results = {k: {"file": [], "uclient": [], "allocations": {}} for k in relays}
+    results = {k: {"file": [], "bulk": [], "small": [], "uclient": [], "allocations": {}} for k in relays}
     try:
         for n in range(args.runs):
             for kind, (server, pid, udp_port) in relays.items():   # interleaved: load on the machine hits both alike
@@ -254,6 +266,19 @@ def main():
                 print(json.dumps(row), flush=True)
 
                 username, password = rest_credentials(secret)
+                for phase in ("bulk", "small"):
+                    figures, cpu, error = channel(args, udp_port, username, password, phase, pid)
+                    row = {"relay": kind, "test": phase, "run": n + 1, "relay_cpu_s": round(cpu, 3), "verified": figures is not None}
+                    if figures:
+                        data, messages, seconds = figures
+                        row.update(bytes=data, messages=messages, seconds=seconds, mb_per_s=round(data / 1e6 / seconds, 1),
+                                   messages_per_s=round(messages / seconds), relay_cpu_ms_per_mb=round(cpu * 1000 / (data / 1e6), 2),
+                                   relay_cpu_us_per_message=round(cpu * 1e6 / messages, 2))
+                    else:
+                        row["error"] = error
+                    results[kind][phase].append(row)
+                    print(json.dumps(row), flush=True)
+
                 seconds, ok = uclient(args, udp_port, username, password, peer_port)
                 messages = 2 * args.messages * args.clients   # each echoed by the peer
                 row = {"relay": kind, "test": "uclient", "run": n + 1, "messages": messages, "seconds": round(seconds, 3),
@@ -278,23 +303,37 @@ def main():
 
     if args.json:
         return
-    print(f"\nrelayed: {args.size_mb} MiB file (send -> receive, --relay-only) and turnutils_uclient "
-          f"({args.clients} clients x {args.messages} messages of 200 bytes); {args.runs} runs each, medians", file=sys.stderr)
-    print(f"{'relay':<10} {'file MB/s':>10} {'relay CPU ms/MB':>16} {'uclient msg/s':>14} {'RSS MB (allocs)':>18} {'verified':>9}",
-          file=sys.stderr)
+    def median(rows, key):
+        values = [r[key] for r in rows if key in r]
+        return statistics.median(values) if values else float("nan")
+
+    print(f"\nrelayed: a {args.size_mb} MiB file (send -> receive, --relay-only); chatcli-bench's data-channel tests "
+          f"relay-only for {args.duration:g} s (bulk: 16 KiB messages, small: 100 bytes); turnutils_uclient "
+          f"({args.clients} clients x {args.messages} messages of 200 bytes); {args.runs} runs each, medians; "
+          f"relay CPU is the serving process's", file=sys.stderr)
+    print(f"{'relay':<9} {'file MB/s':>9} {'CPU ms/MB':>9} {'bulk MB/s':>9} {'CPU ms/MB':>9} {'small msg/s':>11} "
+          f"{'CPU us/msg':>10} {'uclient msg/s':>13} {'RSS MB (allocs)':>16} {'verified':>8}", file=sys.stderr)
     medians = {}
     for kind, rows in results.items():
-        rate = statistics.median(r["mb_per_s"] for r in rows["file"])
-        cpu = statistics.median(r["relay_cpu_ms_per_mb"] for r in rows["file"])
-        msgs = statistics.median(r["messages_per_s"] for r in rows["uclient"])
         memory = rows["allocations"]
-        ok = all(r["verified"] for r in rows["file"] + rows["uclient"] + [memory])
-        medians[kind] = (rate, cpu, msgs)
+        m = {"file": median(rows["file"], "mb_per_s"), "file_cpu": median(rows["file"], "relay_cpu_ms_per_mb"),
+             "bulk": median(rows["bulk"], "mb_per_s"), "bulk_cpu": median(rows["bulk"], "relay_cpu_ms_per_mb"),
+             "small": median(rows["small"], "messages_per_s"), "small_cpu": median(rows["small"], "relay_cpu_us_per_message"),
+             "uclient": median(rows["uclient"], "messages_per_s")}
+        medians[kind] = m
+        ok = all(r["verified"] for r in rows["file"] + rows["bulk"] + rows["small"] + rows["uclient"] + [memory])
         rss = f"{memory['rss_mb']:.1f} ({memory['allocations']})"
-        print(f"{kind:<10} {rate:>10.1f} {cpu:>16.2f} {msgs:>14.0f} {rss:>18} {str(ok):>9}", file=sys.stderr)
-    (er, ec, em), (cr, cc, cm) = medians["embedded"], medians["coturn"]
-    print(f"embedded / coturn: throughput {er / cr:.2f}x (target >= 1.0), relay CPU per MB {ec / cc if cc else float('inf'):.2f}x "
-          f"(target <= 1.0), uclient messages/s {em / cm:.2f}x", file=sys.stderr)
+        print(f"{kind:<9} {m['file']:>9.1f} {m['file_cpu']:>9.2f} {m['bulk']:>9.1f} {m['bulk_cpu']:>9.2f} {m['small']:>11.0f} "
+              f"{m['small_cpu']:>10.2f} {m['uclient']:>13.0f} {rss:>16} {str(ok):>8}", file=sys.stderr)
+    e, c = medians["embedded"], medians["coturn"]
+
+    def ratio(key):
+        return e[key] / c[key] if c[key] else float("inf")
+
+    print(f"embedded / coturn: file throughput {ratio('file'):.2f}x, CPU per MB {ratio('file_cpu'):.2f}x; "
+          f"bulk {ratio('bulk'):.2f}x, CPU per MB {ratio('bulk_cpu'):.2f}x; small messages {ratio('small'):.2f}x, "
+          f"CPU per message {ratio('small_cpu'):.2f}x; uclient messages/s {ratio('uclient'):.2f}x "
+          f"(targets: throughput >= 1.0, CPU <= 1.0)", file=sys.stderr)
 
 
 main()

@@ -6,12 +6,37 @@
 
 Each measurement has `status`: PASS / MISS against its target, or FAIL when
 the benchmark itself broke (then `reason` says why; `print` exits 1).
+
+The file benchmarks (files_bench.py, relay_bench.py, longpath_bench.py)
+import `write_payload` and `sha256` from here.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import sys
+
+
+def write_payload(path, size_mb):
+    """`size_mb` MiB of random bytes (incompressible, like a real file's
+    encrypted payload) at `path`; their SHA-256."""
+    h = hashlib.sha256()
+    with open(path, "wb") as f:
+        for _ in range(size_mb):
+            chunk = os.urandom(1 << 20)
+            h.update(chunk)
+            f.write(chunk)
+    return h.hexdigest()
+
+
+def sha256(path):
+    """The SHA-256 of a file (what a receiver wrote, to compare)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def machine():
