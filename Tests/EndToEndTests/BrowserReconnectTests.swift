@@ -28,9 +28,13 @@ struct BrowserReconnectTests {
         #expect(cli.waitForExit(timeout: 30) == 0, "\(cli.transcript)")
     }
 
-    @Test func aCutPathIsRestoredByAnICERestart() throws {
+    /// Both ways round: chatcli creates (and, its socket in the room first,
+    /// makes the connection and restarts it), or the page does, and chatcli
+    /// answers the page's restart.
+    @Test(arguments: [false, true])
+    func aCutPathIsRestoredByAnICERestart(pageCreates: Bool) throws {
         let lab = try BrowserLab()
-        let (cli, browser) = try Self.chat(in: lab)
+        let (cli, browser) = try pageCreates ? Self.pageCreatedChat(in: lab) : Self.chat(in: lab)
         // Offers either way: the side whose socket joined the room first (seat 0)
         // made the connection and restarts it; under load that can be the page.
         let offers = {
@@ -73,6 +77,20 @@ struct BrowserReconnectTests {
         try browser.open(link)
         try browser.waitForState("connected")
         #expect(cli.waitForEvent("connected", timeout: 30) != nil, "\(cli.transcript)")
+        cli.write("before\n")
+        #expect(try browser.peerMessages(count: 1) == ["before"])
+        return (cli, browser)
+    }
+
+    /// Chromium creates, chatcli joins with the whole code; one line to the page.
+    static func pageCreatedChat(in lab: BrowserLab) throws -> (ChildProcess, Browser) {
+        let browser = try lab.browser("chromium")
+        try browser.open(BrowserLab.serverURL + "/")
+        try browser.click("create")
+        let code = try #require(try browser.wait("document.getElementById('code-cli').textContent", timeout: 30, "a code") as? String)
+        let cli = try lab.tracedChatcli(["join", code], name: "chatcli")
+        #expect(cli.waitForEvent("connected", timeout: 60) != nil, "\(cli.transcript)")
+        try browser.waitForState("connected")
         cli.write("before\n")
         #expect(try browser.peerMessages(count: 1) == ["before"])
         return (cli, browser)
