@@ -47,6 +47,10 @@ import Testing
         #expect(pair.offerer.connectionInfo?.sas == sas)
         #expect(pair.failure == nil)
         #expect(!pair.offerer.isPathDown)
+        // The answerer of the restart is back too, and says so.
+        drive(pair, timeout: 5) { pair.answererEvents.contains(where: \.isReconnected) }
+        #expect(!pair.answerer.isPathDown)
+        #expect(pair.answererEvents.contains { $0.isDisconnected } == pair.answererEvents.contains { $0.isReconnected })
     }
 
     @Test func consentComingBackWithoutARestartResumesToo() throws {
