@@ -6,13 +6,6 @@ import Wire
 /// on `ReadAhead`'s thread, so a gigabyte-long `.part` never holds the loop:
 /// `pollMessage` answers nil (`isWaitingForDisk`) until it is done, and the
 /// thread's `wake` says when.
-final class ExistingProof {
-    let reading: ReadAhead
-    var read: UInt64 = 0
-
-    init(reading: ReadAhead) { self.reading = reading }
-}
-
 extension FileReceiver {
     func startProof() {
         guard let current else { return }
@@ -21,34 +14,30 @@ extension FileReceiver {
         let reading = ReadAhead(name: current.path.description, offset: 0, size: existing, chunkSize: 1 << 18, hasher: SHA256(), wake: wake) {
             (offset, buffer) throws(TransferError) in try sink.readExisting(offset: offset, into: buffer)
         }
-        proof = ExistingProof(reading: reading)
+        proof = PrefixProof(reading: reading)
         state = .proving
     }
 
     /// Takes what the hashing thread has read; at its end, offers the resume.
     func pollProof() {
         guard let proof else { return }
-        while let output = proof.reading.poll() {
-            switch output {
-            case .chunk(_, let n):
-                proof.read += UInt64(n)
-            case .end:
-                self.proof = nil
-                existing = proof.read
-                // The thread is done with the hasher: the rest of the file is hashed on from it.
-                prefixHasher = proof.reading.hasher
-                return offerResume()
-            case .failure(let error):
-                self.proof = nil
-                return stop(error)
-            }
+        switch proof.poll() {
+        case nil:
+            isWaitingForDisk = true
+        case .success(let prefix)?:
+            self.proof = nil
+            existing = proof.read
+            prefixHasher = prefix
+            offerResume()
+        case .failure(let error)?:
+            self.proof = nil
+            stop(error)
         }
-        isWaitingForDisk = true
     }
 
     /// Stops the hashing thread before anything else touches the sink.
     func endProof() {
-        proof?.reading.close()
+        proof?.close()
         proof = nil
     }
 

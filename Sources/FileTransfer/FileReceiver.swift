@@ -43,7 +43,7 @@ public final class FileReceiver {
     /// that thread when it is done.
     let readsAhead: Bool
     let wake: @Sendable () -> Void
-    var proof: ExistingProof?
+    var proof: PrefixProof?
     /// The last `pollMessage` found the hashing thread still at work: `wake` follows.
     public internal(set) var isWaitingForDisk = false
 
@@ -53,7 +53,7 @@ public final class FileReceiver {
         self.wake = wake
     }
 
-    deinit { proof?.reading.close() }
+    deinit { proof?.close() }
 
     public var isFinished: Bool { state == .finished || state == .failed }
     /// The offer is shown and waits for `accept()` or `decline(_:)`.

@@ -6,43 +6,26 @@ import Wire
 /// With read-ahead the hashing runs on `ReadAhead`'s thread, so a
 /// gigabyte-long prefix never holds the loop: `pollMessage` answers nil
 /// (`isWaitingForDisk`) until the thread is done, and its `wake` says when.
-final class ResumeProof {
-    let reading: ReadAhead
-    let offset: UInt64
-    let theirs: [UInt8]
-    var read: UInt64 = 0
-
-    init(reading: ReadAhead, offset: UInt64, theirs: [UInt8]) {
-        self.reading = reading
-        self.offset = offset
-        self.theirs = theirs
-    }
-}
-
 extension FileSender {
     func startProof(entry: TransferEntry, offset: UInt64, prefixHash: [UInt8]) {
         guard readsAhead else { return proveResume(entry: entry, offset: offset, prefixHash: prefixHash) }
         let reading = ReadAhead(source: source, entry: entryIndex, offset: 0, size: offset, chunkSize: chunkSize, hasher: SHA256(), wake: wake)
-        proof = ResumeProof(reading: reading, offset: offset, theirs: prefixHash)
+        proof = (PrefixProof(reading: reading), offset, prefixHash)
     }
 
     /// Takes what the hashing thread has read; at its end, compares.
     func pollProof() {
-        guard let proof else { return }
-        while let output = proof.reading.poll() {
-            switch output {
-            case .chunk(_, let n):
-                proof.read += UInt64(n)
-            case .end:
-                self.proof = nil
-                // The thread is done with the hasher: it goes on hashing the rest on the loop's side.
-                return finishProof(proof.reading.hasher, read: proof.read, offset: proof.offset, theirs: proof.theirs)
-            case .failure(let error):
-                self.proof = nil
-                return cancel(error)
-            }
+        guard let (reading, offset, theirs) = proof else { return }
+        switch reading.poll() {
+        case nil:
+            isWaitingForDisk = true
+        case .success(let prefix)?:
+            proof = nil
+            finishProof(prefix, read: reading.read, offset: offset, theirs: theirs)
+        case .failure(let error)?:
+            proof = nil
+            cancel(error)
         }
-        isWaitingForDisk = true
     }
 
     /// Hashes our own first `offset` bytes on the caller's thread (a source without read-ahead).

@@ -38,7 +38,7 @@ public final class FileSender {
     let readsAhead: Bool
     var readAhead: ReadAhead?
     /// The resumed prefix being hashed (FileSender+Resume).
-    var proof: ResumeProof?
+    var proof: (reading: PrefixProof, offset: UInt64, theirs: [UInt8])?
     /// Called from the reading thread when data the caller found missing is there.
     let wake: @Sendable () -> Void
 

@@ -143,3 +143,29 @@ final class ReadAhead: @unchecked Sendable {
         return .chunk(message, n)
     }
 }
+
+/// A resume's shared prefix being hashed on `ReadAhead`'s thread (the
+/// sender's own file, the receiver's `.part`): the loop takes the chunks
+/// as they come, counting them, and never waits for the disk.
+final class PrefixProof {
+    let reading: ReadAhead
+    /// File bytes hashed so far.
+    private(set) var read: UInt64 = 0
+
+    init(reading: ReadAhead) { self.reading = reading }
+
+    /// Nil while the thread reads on; then the prefix's hasher (the thread
+    /// is done with it) or the read's failure.
+    func poll() -> Result<SHA256, TransferError>? {
+        while let output = reading.poll() {
+            switch output {
+            case .chunk(_, let n): read += UInt64(n)
+            case .end: return .success(reading.hasher)
+            case .failure(let error): return .failure(error)
+            }
+        }
+        return nil
+    }
+
+    func close() { reading.close() }
+}

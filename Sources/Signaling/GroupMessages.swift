@@ -11,10 +11,7 @@ public struct MemberID: Hashable, Sendable, Comparable {
     public let rawValue: String
 
     public init?(_ string: String) {
-        let utf8 = string.utf8
-        guard utf8.count == MemberID.byteCount * 2,
-            utf8.allSatisfy({ ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f")) })
-        else { return nil }
+        guard Hex.isLowercase(string, byteCount: MemberID.byteCount) else { return nil }
         rawValue = string
     }
 

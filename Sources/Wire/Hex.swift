@@ -25,6 +25,13 @@ public enum Hex {
         return out
     }
 
+    /// Exactly `byteCount` bytes written as lowercase hex (an id's only form).
+    public static func isLowercase(_ text: String, byteCount: Int) -> Bool {
+        let utf8 = text.utf8
+        return utf8.count == byteCount * 2
+            && utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) }
+    }
+
     private static func nibble(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
