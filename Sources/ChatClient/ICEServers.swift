@@ -3,19 +3,6 @@ import Runtime
 import STUN
 import TURN
 
-/// One entry of `/api/ice-servers` (WebRTC's `RTCIceServer`).
-public struct ICEServerEntry: Equatable, Sendable {
-    public var urls: [String]
-    public var username: String?
-    public var credential: String?
-
-    public init(urls: [String], username: String? = nil, credential: String? = nil) {
-        self.urls = urls
-        self.username = username
-        self.credential = credential
-    }
-}
-
 /// The STUN and TURN servers a peer connection uses, resolved to addresses.
 /// TURN needs credentials: the signaling server's, or the user's from the
 /// environment for `--ice-server turn:…` (never argv, where `ps` shows

@@ -4,16 +4,6 @@ import Signaling
 import WebSocket
 import Wire
 
-public enum SignalingEvent {
-    /// The WebSocket is up and the server said `connected`.
-    case open(clientID: String)
-    case message(ServerMessage)
-    /// The socket dropped (or missed the heartbeat); a reconnect is scheduled.
-    case lost(ClientError, retryIn: Duration)
-    /// Gave up for good (only for errors no retry can fix, such as TLS).
-    case failed(ClientError)
-}
-
 /// The signaling WebSocket (WireProtocol §2) as Inviso's SignalingClient runs it:
 /// a ping every 25 s with a 10 s pong deadline, reconnects with exponential
 /// backoff and full jitter (0.5 s → 30 s), and a user's leave that suppresses
