@@ -55,17 +55,24 @@ let package = Package(
         .target(name: "PAKE", dependencies: ["Wire", "CSodium"]),
         // File transfer on its own data channel (FileTransfer.md): sans-IO sender and receiver, disk edges.
         .target(name: "FileTransfer", dependencies: ["Wire", "Runtime", "COpenSSL"]),
+        // One chat as a sans-IO core (ChatSession): pairing, the room, the peer connection, delivery, PAKE and pinning,
+        // file transfers. It never imports the runtime: ChatRuntime drives it.
         .target(name: "ChatClient", dependencies: [
-            "Wire", "HTTP1", "WebSocket", "Signaling", "Runtime", "STUN", "TURN", "ICE", "DTLS", "PeerConnection", "CSodium", "SessionStore", "PAKE",
-            "MDNS", "FileTransfer", "PortMapping",
+            "Wire", "HTTP1", "Signaling", "ICE", "PeerConnection", "CSodium", "SessionStore", "PAKE", "MDNS", "FileTransfer",
+        ]),
+        // The driver: runs a ChatSession on the event loop (sockets, resolver, HTTP and WebSocket clients, timers,
+        // the wake from disk threads), and the LAN, doctor and saved-session compositions around it.
+        .target(name: "ChatRuntime", dependencies: [
+            "ChatClient", "Runtime", "Wire", "HTTP1", "WebSocket", "Signaling", "STUN", "TURN", "ICE", "DTLS", "PeerConnection",
+            "SessionStore", "PAKE", "MDNS", "FileTransfer", "PortMapping",
         ]),
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
         // The terminal side of chatcli: readline, the interactive chat, stdin lines.
-        .target(name: "Terminal", dependencies: ["ChatClient", "PeerConnection", "FileTransfer", "Runtime", "SessionStore", "CReadline", "CShims", "CQRencode"]),
+        .target(name: "Terminal", dependencies: ["ChatClient", "ChatRuntime", "PeerConnection", "FileTransfer", "Runtime", "SessionStore", "CReadline", "CShims", "CQRencode"]),
         .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims", "CKeyutils"]),
         .executableTarget(name: "chatcli-bench", dependencies: ["PeerConnection", "Runtime", "STUN", "ICE"]),
         .executableTarget(name: "chatcli", dependencies: [
-            "ChatClient", "Signaling", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire", "Redis", "DTLS", "FileTransfer",
+            "ChatClient", "ChatRuntime", "Signaling", "SignalingServer", "SessionStore", "Runtime", "Terminal", "Wire", "Redis", "DTLS", "FileTransfer",
         ]),
 
         .target(name: "TestSupport", dependencies: ["Wire", "STUN", "Runtime", "COpenSSL", "FileTransfer"], path: "Tests/TestSupport"),
@@ -86,7 +93,8 @@ let package = Package(
         .testTarget(name: "SignalingServerTests", dependencies: [
             "SignalingServer", "Signaling", "HTTP1", "WebSocket", "STUN", "Wire", "TestSupport", "DTLS", "PAKE",
         ]),
-        .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "STUN", "Wire", "TestSupport", "Runtime"]),
+        .testTarget(name: "ChatClientTests", dependencies: ["ChatClient", "Signaling", "STUN", "Wire", "TestSupport"]),
+        .testTarget(name: "ChatRuntimeTests", dependencies: ["ChatRuntime", "ChatClient", "STUN", "Runtime", "TestSupport"]),
         .testTarget(name: "TerminalTests", dependencies: ["Terminal", "ChatClient", "TestSupport"]),
         .testTarget(name: "ChatSessionTests", dependencies: [
             "ChatClient", "SignalingServer", "Signaling", "HTTP1", "PeerConnection", "ICE", "PAKE", "FileTransfer", "SCTP", "TestSupport",
@@ -96,7 +104,7 @@ let package = Package(
         .testTarget(name: "SCTPTests", dependencies: ["SCTP", "Wire", "TestSupport"]),
         .testTarget(name: "PAKETests", dependencies: ["PAKE", "Wire", "TestSupport"]),
         .testTarget(name: "SessionStoreTests", dependencies: ["SessionStore", "Wire", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Wire", "STUN", "ICE", "Runtime", "ChatClient", "SessionStore", "DTLS"], exclude: ["Python"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["TestSupport", "Wire", "STUN", "ICE", "Runtime", "ChatClient", "ChatRuntime", "SessionStore", "DTLS"], exclude: ["Python"]),
         // Fuzzing (Tools/fuzz): a harness per decoder, run by `chatcli-fuzz` under libFuzzer
         // (built with -DCHATCLI_LIBFUZZER) or as a corpus replay; FuzzCorpusTests replay the corpora.
         .target(name: "Fuzzing", dependencies: [

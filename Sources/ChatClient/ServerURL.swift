@@ -46,7 +46,7 @@ public struct ServerURL: Equatable, Sendable, CustomStringConvertible {
 }
 
 extension String {
-    func trimmingCharacters(in set: String) -> String {
+    package func trimmingCharacters(in set: String) -> String {
         var s = Substring(self)
         while let f = s.first, set.contains(f) { s.removeFirst() }
         while let l = s.last, set.contains(l) { s.removeLast() }

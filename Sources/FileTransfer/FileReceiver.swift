@@ -18,6 +18,8 @@ public final class FileReceiver {
 
     enum State: Equatable {
         case awaitingOffer, awaitingUser, awaitingEntry, proving, awaitingStart, receiving, finished, failed
+        /// A file's END arrived: its writes are finishing on the sink's thread before its hash is checked.
+        case flushing
     }
 
     public let sink: TransferSink
@@ -44,6 +46,10 @@ public final class FileReceiver {
     let readsAhead: Bool
     let wake: @Sendable () -> Void
     var proof: PrefixProof?
+    /// The hash a file's END announced, while its writes finish (`flushing`).
+    var announcedDigest: [UInt8]?
+    /// What the sender sent after END while the writes finish: the next entries or DONE, taken once they are.
+    var held = Deque<[UInt8]>()
     /// The last `pollMessage` found the hashing thread still at work: `wake` follows.
     public internal(set) var isWaitingForDisk = false
 
@@ -63,6 +69,7 @@ public final class FileReceiver {
     public func pollMessage() -> [UInt8]? {
         isWaitingForDisk = false
         if state == .proving { pollProof() }
+        if state == .flushing { pollFlush() }
         return outbox.popFirst()
     }
     public func pollEvent() -> Event? { events.popFirst() }
@@ -105,6 +112,9 @@ public final class FileReceiver {
     public func handle(message bytes: [UInt8]) {
         guard !isFinished else { return }
         guard let message = TransferMessage.decode(bytes) else { return stop("protocol violation: an undecodable message") }
+        if state == .flushing {
+            if case .abort = message {} else { return hold(bytes) }
+        }
         switch (state, message) {
         case (_, .abort(let reason)):
             endProof()
@@ -207,11 +217,43 @@ public final class FileReceiver {
         guard let current else { return }
         let known = current.entry.size != TransferMessage.unknownSize
         guard !known || received == current.entry.size else { return stop("the sender ended \(current.path) before its offered size") }
+        announcedDigest = sha256
+        state = .flushing
+        pollFlush()
+    }
+
+    /// The file's writes are done (at once without a writing thread): its hash is checked and what was held is taken.
+    func pollFlush() {
+        guard state == .flushing, let sha256 = announcedDigest else { return }
         do {
-            try sink.flush()
+            if readsAhead {
+                guard try sink.flushed(orWake: wake) else {
+                    isWaitingForDisk = true
+                    return
+                }
+            } else {
+                try sink.flush()   // no thread to wake the caller: waits, as a plain sink's write would have
+            }
         } catch {
             return stop(error)
         }
+        announcedDigest = nil
+        endFile(sha256)
+        while !isFinished && state != .flushing, let next = held.popFirst() { handle(message: next) }
+    }
+
+    /// What follows END is held until the file's writes are done; the protocol allows only the
+    /// remaining entries and DONE there (entries beyond the offer are refused when they are taken).
+    func hold(_ bytes: [UInt8]) {
+        let offered = offer.map { UInt64($0.fileCount) + UInt64($0.folderCount) } ?? 0
+        guard UInt64(held.count) <= offered - min(offered, entriesSeen) else {
+            return stop("protocol violation: more messages after a file's end than entries left")
+        }
+        held.append(bytes)
+    }
+
+    func endFile(_ sha256: [UInt8]) {
+        guard let current else { return }
         let ok = hasher.digest() == sha256
         do {
             try sink.closeFile(mode: current.entry.mode, verified: ok)

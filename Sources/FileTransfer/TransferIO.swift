@@ -52,6 +52,9 @@ public protocol TransferSink: AnyObject {
     func write(_ bytes: ArraySlice<UInt8>, hashingInto hasher: SHA256) throws(TransferError)
     /// Returns once every write so far is done (and hashed); a write's failure is thrown here at the latest.
     func flush() throws(TransferError)
+    /// Whether every write so far is done (and hashed), without waiting for it: if not, `wake` is called from
+    /// another thread once they are (`WriteBehindSink`); a write's failure is thrown.
+    func flushed(orWake wake: @escaping @Sendable () -> Void) throws(TransferError) -> Bool
     /// Closes the open file: kept with `mode` when `verified`, else removed.
     func closeFile(mode: UInt16, verified: Bool) throws(TransferError)
     /// Everything arrived: moves it into place; where it ended up.
@@ -69,4 +72,9 @@ extension TransferSink {
     }
 
     public func flush() throws(TransferError) {}
+
+    public func flushed(orWake wake: @escaping @Sendable () -> Void) throws(TransferError) -> Bool {
+        try flush()
+        return true
+    }
 }

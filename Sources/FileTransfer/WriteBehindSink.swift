@@ -6,8 +6,10 @@ import Wire
 /// SHA-256 on the loop, while the network waits. At most `limit` bytes wait
 /// (a write blocks beyond that, as a slow disk's `write` would); every other
 /// call first waits until the queue is empty, so `inner` is only ever used
-/// by one thread at a time. A failed write is thrown by the next write, by
-/// `flush` or by the next other call; what follows it is dropped.
+/// by one thread at a time. A file's end need not wait: `flushed(orWake:)`
+/// answers at once, and the thread wakes the loop once the queue is empty.
+/// A failed write is thrown by the next write, by `flush` or by the next
+/// other call; what follows it is dropped.
 public final class WriteBehindSink: TransferSink {
     let inner: TransferSink
     let queue: WriteQueue
@@ -39,6 +41,10 @@ public final class WriteBehindSink: TransferSink {
     }
 
     public func flush() throws(TransferError) { try queue.drain() }
+
+    public func flushed(orWake wake: @escaping @Sendable () -> Void) throws(TransferError) -> Bool {
+        try queue.isDrained(orWake: wake)
+    }
 
     public func refusal(of offer: TransferOffer) -> TransferError? { inner.refusal(of: offer) }
 
@@ -103,6 +109,8 @@ final class WriteQueue: @unchecked Sendable {
     var failure: TransferError?
     /// No thread could be started: writes happen in `push`.
     var inline = false
+    /// Called by the thread once the queue is empty (`isDrained(orWake:)` found it was not).
+    var whenDrained: (@Sendable () -> Void)?
 
     init(inner: TransferSink, limit: Int) {
         self.inner = inner
@@ -146,6 +154,21 @@ final class WriteQueue: @unchecked Sendable {
         if let failure { throw failure }
     }
 
+    /// On the loop, without waiting: whether every queued chunk is written (a failure is thrown if one failed);
+    /// if not, the thread calls `wake` once they are.
+    func isDrained(orWake wake: @escaping @Sendable () -> Void) throws(TransferError) -> Bool {
+        monitor.lock()
+        if !items.isEmpty || busy {
+            whenDrained = wake
+            monitor.unlock()
+            return false
+        }
+        let failure = failure
+        monitor.unlock()
+        if let failure { throw failure }
+        return true
+    }
+
     /// The thread ends once the queue is empty.
     func close() {
         monitor.lock()
@@ -177,6 +200,12 @@ final class WriteQueue: @unchecked Sendable {
             queued -= item.bytes.count
             busy = false
             monitor.broadcast()
+            if items.isEmpty, let wake = whenDrained {
+                whenDrained = nil
+                monitor.unlock()
+                wake()
+                monitor.lock()
+            }
         }
         monitor.unlock()
     }

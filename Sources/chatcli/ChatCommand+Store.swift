@@ -1,4 +1,5 @@
 import ChatClient
+import ChatRuntime
 import Runtime
 import SessionStore
 import Terminal

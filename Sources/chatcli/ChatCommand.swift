@@ -1,4 +1,5 @@
 import ChatClient
+import ChatRuntime
 import DTLS
 import FileTransfer
 import Glibc

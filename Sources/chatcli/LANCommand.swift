@@ -1,4 +1,5 @@
 import ChatClient
+import ChatRuntime
 import Glibc
 import Runtime
 import Signaling

@@ -1,7 +1,6 @@
 import ChatClient
 import TestSupport
 import HTTP1
-import Runtime
 import Testing
 import Wire
 
@@ -156,13 +155,6 @@ import Wire
         #expect(ClientError.protocolViolation("p").message.hasPrefix("The server"))
         // `receive` is a join too: the sentence names what a sender runs, not only `create`.
         #expect(ClientError.codeAlreadyUsed.message.contains("'chatcli send' for files"))
-    }
-
-    @Test func aUDPSocketThatCannotBeBoundBlamesThisMachine() throws {
-        let loop = try EventLoop()
-        #expect(throws: ClientError.localSystem("no local address could be bound for UDP")) {
-            _ = try PeerLink(loop: loop, isOfferer: true, interfaces: [], stunServers: [])
-        }
     }
 }
 

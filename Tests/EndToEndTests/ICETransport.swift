@@ -1,3 +1,4 @@
+import ChatRuntime
 import ICE
 import Runtime
 import STUN

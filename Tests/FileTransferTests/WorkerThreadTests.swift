@@ -122,11 +122,16 @@ final class GatedSource: TransferSource {
     }
 }
 
-/// A `.part` whose reads wait until the test lets one through.
+/// A `.part` whose reads wait until the test lets one through, and
+/// with `gatesWrites` its writes too.
 final class GatedSink: TransferSink {
     let inner: MemorySink
     let gate = DispatchSemaphore(value: 0)
-    init(_ inner: MemorySink) { self.inner = inner }
+    let gatesWrites: Bool
+    init(_ inner: MemorySink, gatesWrites: Bool = false) {
+        self.inner = inner
+        self.gatesWrites = gatesWrites
+    }
     func begin(_ offer: TransferOffer, name: SafePath) throws(TransferError) { try inner.begin(offer, name: name) }
     func makeFolder(_ path: SafePath, mode: UInt16) throws(TransferError) { try inner.makeFolder(path, mode: mode) }
     func openFile(_ path: SafePath, size: UInt64) throws(TransferError) -> UInt64 { try inner.openFile(path, size: size) }
@@ -135,7 +140,10 @@ final class GatedSink: TransferSink {
         return try inner.readExisting(offset: offset, into: buffer)
     }
     func truncate(to length: UInt64) throws(TransferError) { try inner.truncate(to: length) }
-    func write(_ bytes: ArraySlice<UInt8>) throws(TransferError) { try inner.write(bytes) }
+    func write(_ bytes: ArraySlice<UInt8>) throws(TransferError) {
+        if gatesWrites { gate.wait() }
+        try inner.write(bytes)
+    }
     func closeFile(mode: UInt16, verified: Bool) throws(TransferError) { try inner.closeFile(mode: mode, verified: verified) }
     func finish() throws(TransferError) -> String { try inner.finish() }
     func abandon() { inner.abandon() }
@@ -224,5 +232,36 @@ final class GatedSink: TransferSink {
         pair.run()
         #expect(inner.finished["a"] == bytes)
         #expect(pair.sender.bytesSkipped == 3000 && pair.receiver.bytesResumed == 3000)
+    }
+
+    /// A file's END does not wait for the write-behind queue to be written:
+    /// with the disk's writes held back the receiver answers at once that it
+    /// waits (no RESULT yet, and the next file's ENTRY is held), and checks
+    /// the hash once the writing thread woke it. Before: `flush` waited on
+    /// the loop for up to 4 MiB of writes.
+    @Test(.timeLimit(.minutes(1)))
+    func theReceiverEndsAFileWithoutWaitingForItsWrites() {
+        let tree: [(String, [UInt8]?)] = [("x", pattern(3000, seed: 1)), ("y", pattern(2000, seed: 2))]
+        let inner = MemorySink()
+        let sink = GatedSink(inner, gatesWrites: true)
+        var pair = TransferPair(source: MemorySource(name: "t", folder: tree), sink: WriteBehindSink(sink), readAhead: true)
+        pair.sender.start()
+        let sender = pair.sender, receiver = pair.receiver
+        var rounds = 0
+        while !receiver.isWaitingForDisk && rounds < 100 {
+            rounds += 1
+            while let m = sender.pollMessage() { receiver.handle(message: m) }
+            while let e = receiver.pollEvent() { if case .offer = e { receiver.accept() } }
+            while let m = receiver.pollMessage() { sender.handle(message: m) }
+            if sender.isWaitingForDisk && !receiver.isWaitingForDisk { pair.woken.wait() }   // the sender's reads are its own
+        }
+        #expect(receiver.isWaitingForDisk, "the receiver waits for x's writes")
+        #expect(receiver.pollMessage() == nil && receiver.isWaitingForDisk, "no RESULT before the writes are done")
+        #expect(!receiver.held.isEmpty, "y's ENTRY waits for x's result")
+        #expect(inner.finished["x"] == nil)
+        for _ in 0..<5 { sink.gate.signal() }   // three writes of x, two of y
+        pair.run()
+        #expect(inner.finished["x"] == pattern(3000, seed: 1) && inner.finished["y"] == pattern(2000, seed: 2))
+        #expect(pair.senderEvents.last == .finished(mismatches: 0))
     }
 }

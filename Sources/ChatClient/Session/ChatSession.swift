@@ -86,7 +86,7 @@ public final class ChatSession {
 
     public let mode: SessionMode
     public let deviceID: String
-    var options: Options
+    package var options: Options
     var rng: any RandomNumberGenerator
     public internal(set) var now: Duration
     var state: State = .pairing

@@ -76,11 +76,11 @@ public final class FileTransfers {
     /// Called from a sender's reading thread when it read on after the
     /// session found nothing to send (`FileSender.wake`): the driver's
     /// cross-thread wake (`ChatManager.attach`).
-    var wake: @Sendable () -> Void = {}
+    package var wake: @Sendable () -> Void = {}
     /// Files are read (and hashed) ahead on a thread of their own; off in
     /// the in-process scenarios, whose memory "disk" answers at once on the
     /// world's clock.
-    var readsAhead = true
+    package var readsAhead = true
 
     var transfers: [Int: Transfer] = [:]
     var nextID = 1

@@ -1,4 +1,5 @@
 import ChatClient
+import ChatRuntime
 import Runtime
 
 /// What a typed line does: send a message, or run a slash command.

@@ -1,6 +1,0 @@
-import Runtime
-
-extension ChatManager {
-    /// The loop the manager runs on, for commands that watch more descriptors.
-    public var eventLoop: EventLoop { loop }
-}
