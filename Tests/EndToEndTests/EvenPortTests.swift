@@ -12,9 +12,9 @@ import TestSupport
 
     @Test func anEvenRelayedPortIsFoundWhenTheKernelOffersOnlyAnOddOne() throws {
         let ns = Self.namespace, sh = IPv6ClientLimitTests.sh
-        sh("ip netns del \(ns) 2>/dev/null")
+        _ = sh("ip netns del \(ns) 2>/dev/null")
         try #require(sh("ip netns add \(ns) && ip -n \(ns) link set lo up") != nil, "cannot make the namespace (root needed)")
-        defer { sh("ip netns del \(ns)") }
+        defer { _ = sh("ip netns del \(ns)") }
         let db = Harness.temporaryDirectory() + "/rooms.db"
         let server = try ChildProcess("/usr/sbin/ip", ["netns", "exec", ns, Harness.chatcliPath, "serve", "--port", "8080", "--stun-port", "3478",
                                                        "--db", db, "--turn-allow-peer", "127.0.0.0/8"], name: "server")
