@@ -195,7 +195,10 @@ struct ClusterTests {
         for instance in cluster.instances {
             #expect(instance.process.waitForLine(stderr: true, timeout: 30) { $0.contains("event=redis_up") && !$0.isEmpty } != nil)
         }
-        #expect(waitFor { HTTPExchange.send("GET", port: port, "/healthz").status == 200 })
+        // Each instance finds Redis back at its own next command: wait for every one of them.
+        for instance in cluster.instances {
+            #expect(waitFor { HTTPExchange.send("GET", port: instance.port, "/healthz").status == 200 }, "\(instance.process.transcript)")
+        }
         // The room made before the restart is still pending, on both instances.
         for instance in cluster.instances {
             #expect(HTTPExchange.send("POST", port: instance.port, "/api/rooms/check", ["joinid": code, "client1": "survivor-1"]).status == 204)
