@@ -56,12 +56,7 @@ struct BrowserFileTests {
     @Test func chromiumSendsAFileAndChatcliGetsTheExactBytes() throws {
         let lab = try BrowserLab()
         let dir = Harness.temporaryDirectory()
-        let cli = try lab.chatcli(["create", "--auto-accept", dir], name: "chatcli")
-        let code = try #require(cli.waitForEvent("code", timeout: 20), "\(cli.transcript)")
-        let browser = try lab.browser("chromium")
-        try browser.open(try #require(code["url"] as? String))
-        try browser.waitForState("connected")
-        #expect(cli.waitForEvent("connected", timeout: 30) != nil, "\(cli.transcript)")
+        let (cli, browser) = try lab.chromiumJoinsChatcli(receivingInto: dir)
 
         let size = 2_500_000
         try pick(browser, name: "from page.bin", size: size)

@@ -128,6 +128,17 @@ final class BrowserLab {
                  + (caFile.map { ["--ca-file", $0] } ?? []), name: name)
     }
 
+    /// `chatcli create --auto-accept DIR` and Chromium opening its link, both connected.
+    func chromiumJoinsChatcli(receivingInto dir: String) throws -> (ChildProcess, Browser) {
+        let cli = try chatcli(["create", "--auto-accept", dir], name: "chatcli")
+        let code = try #require(cli.waitForEvent("code", timeout: 20), "\(cli.transcript)")
+        let browser = try browser("chromium")
+        try browser.open(try #require(code["url"] as? String))
+        try browser.waitForState("connected")
+        #expect(cli.waitForEvent("connected", timeout: 30) != nil, "\(cli.transcript)")
+        return (cli, browser)
+    }
+
     /// `iptables -w ARGS` in the namespace (the path between its peers).
     func iptables(_ arguments: [String]) throws {
         let run = try exec(["iptables", "-w"] + arguments, name: "iptables")

@@ -53,12 +53,7 @@ struct LossyInteropTests {
         let lab = try BrowserLab()
         try lab.iptables(Self.lossyUDP)
         let dir = Harness.temporaryDirectory()
-        let cli = try lab.chatcli(["create", "--auto-accept", dir], name: "chatcli")
-        let code = try #require(cli.waitForEvent("code", timeout: 20), "\(cli.transcript)")
-        let browser = try lab.browser("chromium")
-        try browser.open(try #require(code["url"] as? String))
-        try browser.waitForState("connected")
-        #expect(cli.waitForEvent("connected", timeout: 30) != nil, "\(cli.transcript)")
+        let (cli, browser) = try lab.chromiumJoinsChatcli(receivingInto: dir)
 
         let fromCLI = (0..<30).map { "chatcli line \($0)" }, fromPage = (0..<30).map { "page line \($0)" }
         cli.write(fromCLI.joined(separator: "\n") + "\n")
