@@ -50,23 +50,12 @@ extension FileReceiver {
     /// Hashes what is already in the partial file (at most the entry's size).
     /// On the caller's thread (a receiver without read-ahead).
     func proveExisting() throws(TransferError) -> SHA256 {
-        let h = SHA256()
-        guard let current, existing > 0 else { return h }
-        existing = min(existing, current.entry.size)
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var done: UInt64 = 0
-        while done < existing {
-            let want = Int(min(UInt64(buffer.count), existing - done))
-            let n = try buffer.withUnsafeMutableBytes { raw in
-                Result { () throws(TransferError) in
-                    try sink.readExisting(offset: done, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<want]))
-                }
-            }.get()
-            guard n > 0 else { break }
-            h.update(buffer[0..<n])
-            done += UInt64(n)
+        guard let current, existing > 0 else { return SHA256() }
+        let sink = sink
+        let (prefix, read) = try PrefixProof.hash(length: min(existing, current.entry.size)) { (at, buffer) throws(TransferError) in
+            try sink.readExisting(offset: at, into: buffer)
         }
-        existing = done
-        return h
+        existing = read
+        return prefix
     }
 }

@@ -7,8 +7,8 @@ import Wire
 /// gigabyte-long prefix never holds the loop: `pollMessage` answers nil
 /// (`isWaitingForDisk`) until the thread is done, and its `wake` says when.
 extension FileSender {
-    func startProof(entry: TransferEntry, offset: UInt64, prefixHash: [UInt8]) {
-        guard readsAhead else { return proveResume(entry: entry, offset: offset, prefixHash: prefixHash) }
+    func startProof(offset: UInt64, prefixHash: [UInt8]) {
+        guard readsAhead else { return proveResume(offset: offset, prefixHash: prefixHash) }
         let reading = ReadAhead(source: source, entry: entryIndex, offset: 0, size: offset, chunkSize: chunkSize, hasher: SHA256(), wake: wake)
         proof = (PrefixProof(reading: reading), offset, prefixHash)
     }
@@ -29,26 +29,16 @@ extension FileSender {
     }
 
     /// Hashes our own first `offset` bytes on the caller's thread (a source without read-ahead).
-    func proveResume(entry: TransferEntry, offset: UInt64, prefixHash: [UInt8]) {
-        let prefix = SHA256()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var done: UInt64 = 0
+    func proveResume(offset: UInt64, prefixHash: [UInt8]) {
+        let (source, index) = (source, entryIndex)
         do {
-            while done < offset {
-                let want = Int(min(UInt64(buffer.count), offset - done))
-                let n = try buffer.withUnsafeMutableBytes { raw in
-                    Result { () throws(TransferError) in
-                        try source.read(entry: entryIndex, offset: done, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<want]))
-                    }
-                }.get()
-                guard n > 0 else { break }
-                prefix.update(buffer[0..<n])
-                done += UInt64(n)
+            let (prefix, read) = try PrefixProof.hash(length: offset) { (at, buffer) throws(TransferError) in
+                try source.read(entry: index, offset: at, into: buffer)
             }
+            finishProof(prefix, read: read, offset: offset, theirs: prefixHash)
         } catch {
-            return cancel(error)
+            cancel(error)
         }
-        finishProof(prefix, read: done, offset: offset, theirs: prefixHash)
     }
 
     /// Equal prefixes: only the rest is sent, hashed on from `prefix`.

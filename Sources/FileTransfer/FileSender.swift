@@ -111,7 +111,7 @@ public final class FileSender {
             let entry = source.entries[entryIndex]
             if source.canSeek, theirs > 0, theirs <= entry.size {
                 state = .proving(offset: theirs)
-                startProof(entry: entry, offset: theirs, prefixHash: prefixHash)
+                startProof(offset: theirs, prefixHash: prefixHash)
             } else {
                 startData(at: 0)
             }

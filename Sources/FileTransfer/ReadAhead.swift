@@ -169,3 +169,24 @@ final class PrefixProof {
 
     func close() { reading.close() }
 }
+
+extension PrefixProof {
+    /// The same proof on the caller's thread (a side without read-ahead):
+    /// up to `length` bytes through `read`, in 1 MiB pieces, stopping early
+    /// at the end. The prefix's hasher and how many bytes it hashed.
+    static func hash(length: UInt64, read: ReadAhead.Read) throws(TransferError) -> (SHA256, UInt64) {
+        let prefix = SHA256()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var done: UInt64 = 0
+        while done < length {
+            let want = Int(min(UInt64(buffer.count), length - done))
+            let n = try buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(TransferError) in try read(done, UnsafeMutableRawBufferPointer(rebasing: raw[0..<want])) }
+            }.get()
+            guard n > 0 else { break }
+            prefix.update(buffer[0..<n])
+            done += UInt64(n)
+        }
+        return (prefix, done)
+    }
+}
