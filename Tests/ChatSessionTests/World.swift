@@ -245,13 +245,15 @@ final class World {
 
     /// The server goes down (its sockets drop) and comes back after `downFor`
     /// with its rooms (SQLite) but no sockets.
-    func restartServer(downFor: Duration) {
+    /// `reconnectAfter`: when each client (by name) tries again, 500 ms unless given.
+    func restartServer(downFor: Duration, reconnectAfter: [String: Duration] = [:]) {
         serverUp = false
         let dropped = clients.filter { $0.connection != nil && !$0.crashed }
         for client in dropped {
             client.connection = nil
-            client.signalingEvent(.lost(.connectionLost("the server closed the connection"), retryIn: .milliseconds(500)))
-            at(.milliseconds(500)) { self.connectSignaling(client) }
+            let retry = reconnectAfter[client.name] ?? .milliseconds(500)
+            client.signalingEvent(.lost(.connectionLost("the server closed the connection"), retryIn: retry))
+            at(retry) { self.connectSignaling(client) }
         }
         hub = makeHub(seed: UInt64(now.milliseconds))
         waiters = [:]

@@ -11,6 +11,10 @@
 /// the first messages it numbers. From a peer known to send one (it did on
 /// an earlier connection), messages are held until it comes, or until
 /// `holdLimit` passes (then shown as they are: better twice than never).
+///
+/// What arrives again is acknowledged again: the ack for it may have gone
+/// out on the connection that just died, and a sender that never hears it
+/// would wait for it for ever (end of input waits for every ack).
 public struct Inbox: Sendable {
     public static let holdLimit: Duration = .seconds(3)
 
@@ -55,6 +59,8 @@ public struct Inbox: Sendable {
         guard hello == nil else { return [] }
         hello = (epoch, next)
         peerSendsHello = true
+        // The peer numbers again what is on the screen already: its ack was lost.
+        if let last = shown[epoch], last >= next { pendingAck = .ack(epoch: epoch, seq: last) }
         defer { held = []; holding = false; holdingSince = nil }
         if !holding || held.isEmpty {
             // Shown already as they came (not held): remember how far they got.
@@ -85,7 +91,11 @@ public struct Inbox: Sendable {
 
     private mutating func admit(_ text: String, seq: Int, epoch: String) -> [String] {
         let last = shown[epoch] ?? 0
-        guard seq > last else { return [] }   // shown before, on an earlier connection
+        guard seq > last else {
+            // Shown before, on an earlier connection: acknowledged again.
+            pendingAck = .ack(epoch: epoch, seq: last)
+            return []
+        }
         shown[epoch] = seq
         pendingAck = .ack(epoch: epoch, seq: seq)
         return [text]

@@ -40,7 +40,9 @@ extension ChatSession {
         case .roomJoined(let roomID, _, _, _):
             // `ready` here only announces the room_ready that follows.
             roomFullSince = nil
-            guard currentRoomID == roomID || currentRoomID == nil else { return }
+            // Only while joining: a join answered after we left (the user
+            // quit while signaling was reconnecting) must not undo the leave.
+            guard currentRoomID == roomID else { return }
             state = .inRoom(roomID: roomID, ready: false)
             if serverLost {
                 serverLost = false
@@ -74,6 +76,7 @@ extension ChatSession {
         case .peerLeft:
             peerLeft()
         case .relayed(let type, _, _, let payload):
+            guard currentRoomID != nil else { return }   // left, or the peer is gone for good
             relayed(type: type, payload: .object(payload))
             heardFromPeer()
         case .peerDisconnected:
