@@ -43,19 +43,26 @@ final class PortMappingCheck {
 
     init(loop: EventLoop) { self.loop = loop }
 
+    /// How long doctor gives the gateway to answer every protocol: longer
+    /// than a chat's `probeWindow` (which nothing waits on), so a busy
+    /// router, or one on a loaded machine, is not reported silent.
+    static let window: Duration = .seconds(2)
+
     func run(_ done: @escaping (Result) -> Void) {
         guard let route = DefaultGateway.ipv4() else { return loop.execute { done(Result()) } }
         var result = Result(gateway: route.gateway.map(String.init).joined(separator: "."))
         let addresses = LinkInterface.all().first { $0.name == route.interface }?.addresses.filter { $0.family == .ipv4 } ?? []
+        var config = PortMapperLink.configured
+        config.probeWindow = Self.window
         // A throwaway socket's port stands for the chat's ICE port.
         guard let local = addresses.first, let socket = try? UDPSocket(loop: loop, bind: local),
               let base = STUNAddress(socket.localAddress),
-              let link = PortMapperLink(loop: loop, base: base, gateway: route.gateway)
+              let link = PortMapperLink(loop: loop, base: base, gateway: route.gateway, config: config)
         else { return loop.execute { done(result) } }
         self.link = link
-        let started = loop.now
         let finish = { [weak self] in
             guard let self, let link = self.link else { return }
+            self.timer?.cancel()
             result.offers = link.mapper.offers
             result.failure = result.mapping == nil ? link.mapper.failure : nil
             self.link = nil
@@ -64,13 +71,26 @@ final class PortMappingCheck {
                 done(result)
             }
         }
-        link.onEvent = { [weak self] event in
-            guard let self else { return }
+        link.onEvent = { event in
             guard case .mapped(let mapping) = event else { return finish() }
             result.mapping = mapping
-            // The other protocols' answers are in by the end of the probe window.
-            self.timer = self.loop.schedule(at: started + PortMapperConfig().probeWindow) { finish() }
         }
+        // Mapped, and every protocol asked has answered: nothing more to learn.
+        link.onProgress = { [weak link] in
+            guard let link, result.mapping != nil, Self.everyAnswerIsIn(link.mapper.offers, asked: config.methods) else { return }
+            finish()
+        }
+        timer = loop.schedule(after: Self.window) { finish() }
         link.start()
+    }
+
+    static func everyAnswerIsIn(_ offers: PortMappingOffers, asked: Set<PortMapping.Method>) -> Bool {
+        asked.allSatisfy { method in
+            switch method {
+            case .pcp: offers.pcp != nil
+            case .natPMP: offers.natPMP != nil
+            case .upnp: offers.upnp != nil
+            }
+        }
     }
 }

@@ -20,6 +20,9 @@ final class PortMapperLink {
     /// The exchanges `release` started (UPnP DeletePortMapping).
     private var deleteIDs: Set<Int> = []
     var onEvent: ((PortMapperEvent) -> Void)?
+    /// After every datagram, answer and timer the mapper handled (doctor
+    /// watches `mapper.offers` fill in).
+    var onProgress: (() -> Void)?
 
     /// `CHATCLI_PORT_MAPPING=pcp,nat-pmp,upnp` (any of them) limits the
     /// protocols asked, to see what each one of a router does (doctor, tests);
@@ -105,6 +108,8 @@ final class PortMapperLink {
             }
         }
         while let event = mapper.pollEvent() { onEvent?(event) }
+        onProgress?()
+        guard !released else { return }
         timer?.cancel()
         if let due = mapper.pollTimeout() {
             timer = loop.schedule(at: Instant(max(due, now + .milliseconds(1)))) { [weak self] in self?.pump() }
