@@ -145,9 +145,10 @@ import Testing
     @Test func resumesAfterKillNineOfEitherSideThreeTimes() throws {
         let server = try ServerProcess()
         let dir = Harness.temporaryDirectory()
-        // Large enough that a round does not end between two progress
-        // reports (every 250 ms) even at a few hundred MB/s.
-        let size = 150_000_000
+        // Large enough that the kill points (a tenth more each round) lie
+        // well past the receiver's 4 MiB write-behind, and that the rest
+        // cannot arrive in the millisecond between seeing one and the kill.
+        let size = 64_000_000
         try Data(Self.pattern(size, seed: 11)).write(to: URL(fileURLWithPath: dir + "/big.bin"))
         let out = dir + "/out"
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
