@@ -48,6 +48,11 @@ public enum ChatEvent: Equatable, Sendable {
     /// Something the peer sent was refused (`peer_message_too_large`); the
     /// chat goes on.
     case refused(code: String, message: String)
+    /// In a group room: `event` of the pairwise chat with member `id`
+    /// (`name`: its display name as it sent it, peer text). In `--json`,
+    /// `peer_*` events become `member_*`, `unproven` `member_unproven`, and
+    /// each carries `"member"` and `"name"` (a message `"from"` and `"name"`).
+    indirect case member(id: String, name: String, event: ChatEvent)
 
     static func connectedJSON(_ info: ConnectionInfo, auth: PeerAuth) -> JSON {
         .object(["event": "connected", "path": .string(info.path), "local": .string(info.local),
@@ -99,6 +104,19 @@ public enum ChatEvent: Equatable, Sendable {
         case .notSent(let code, let message): return ["event": "error", "error": .string(code), "message": .string(message)]
         case .progress, .notice, .controlReady, .control: return nil
         case .refused(let code, let message): return ["event": "error", "error": .string(code), "message": .string(message)]
+        case .member(let id, let name, let event):
+            return Self.memberJSON(id: id, name: name, event.json)
         }
+    }
+
+    /// A pair's event as the group's: renamed, and who it is about.
+    static func memberJSON(id: String, name: String, _ inner: JSON?) -> JSON? {
+        guard case .object(var fields)? = inner, let kind = inner?["event"]?.stringValue else { return nil }
+        let renamed = ["peer_joined": "member_joined", "peer_left": "member_left", "peer_away": "member_away",
+                       "peer_back": "member_back", "unproven": "member_unproven", "peer_not_answering": "member_not_answering"]
+        fields.removeAll { $0.0 == "event" }
+        let who: [(String, JSON)] = kind == "message" ? [("from", .string(id)), ("name", .string(name))]
+                                                     : [("member", .string(id)), ("name", .string(name))]
+        return .object([("event", .string(renamed[kind] ?? kind))] + who + fields)
     }
 }

@@ -14,6 +14,8 @@ public enum ClientError: Error, Equatable, Sendable {
     case rateLimited(retryAfter: Int?)
     case roomNotFound
     case roomFull
+    /// `create --group` on a server that made a two-member room (Inviso, an old chatcli).
+    case noGroupRooms
     case server(status: Int, code: String?, action: String)
     /// The server answered something unusable (REST, HTTP or the WebSocket upgrade).
     case protocolViolation(String)
@@ -51,6 +53,7 @@ public enum ClientError: Error, Equatable, Sendable {
         case .rateLimited: return "rate_limited"
         case .roomNotFound: return "room_not_found"
         case .roomFull: return "room_full"
+        case .noGroupRooms: return "no_group_rooms"
         case .server: return "server_error"
         case .protocolViolation: return "protocol_error"
         case .peerUnusable: return "peer_protocol_error"
@@ -101,7 +104,9 @@ public enum ClientError: Error, Equatable, Sendable {
         case .roomNotFound:
             return "The server no longer knows this room (it expired or was deleted)."
         case .roomFull:
-            return "The room already has two members."
+            return "The room is full: every seat in it is taken."
+        case .noGroupRooms:
+            return "This server makes only two-person rooms (it ignored the request for a group): use a 'chatcli serve' that offers group rooms, or chat in pairs."
         case .server(let status, let code, let action):
             return "The server could not \(action) (HTTP \(status)\(code.map { ": \($0)" } ?? ""))."
         case .protocolViolation(let what):

@@ -24,8 +24,22 @@ public enum RoomAPI {
         case failed(ClientError)
     }
 
-    public static func createRequest(code: String, deviceID: String, expiresIn: Int, authority: String) -> HTTPRequest {
-        post("/api/rooms", ["joinid": .string(code), "expiresInSeconds": JSON(expiresIn), "client1": .string(deviceID)], authority)
+    /// `groupMax`: a group room of at most that many members (WireProtocol §2b).
+    public static func createRequest(code: String, deviceID: String, expiresIn: Int, authority: String,
+                                     groupMax: Int? = nil) -> HTTPRequest {
+        var fields: [(String, JSON)] = [("joinid", .string(code)), ("expiresInSeconds", JSON(expiresIn)), ("client1", .string(deviceID))]
+        if let groupMax { fields += [("group", .bool(true)), ("max", JSON(groupMax))] }
+        return post("/api/rooms", .object(fields), authority)
+    }
+
+    /// A group room's seat, from a `create` or `accept` answer that has one
+    /// (`"group":true,"max":N,"memberId":M`); nil for a two-member room.
+    public static func groupSeat(_ r: HTTPResponse) -> GroupSeat? {
+        guard r.status == 200 || r.status == 201, let body = body(r), body["group"]?.boolValue == true,
+              let member = body["memberId"]?.stringValue.flatMap(MemberID.init),
+              let max = body["max"]?.intValue, GroupSize.range.contains(max)
+        else { return nil }
+        return GroupSeat(memberID: member, max: max)
     }
 
     public static func acceptRequest(code: String, deviceID: String, authority: String) -> HTTPRequest {
@@ -77,6 +91,7 @@ public enum RoomAPI {
             }
             return .accepted(roomID: id)
         case 404: return .failed(.codeNotFound)
+        case 409 where errorCode(r) == "room_full": return .failed(.roomFull)
         case 409: return .failed(.codeAlreadyUsed)
         case 429: return .failed(.rateLimited(retryAfter: r.headers["Retry-After"].flatMap { Int($0) }))
         default: return .failed(serverError(r, action: "accept the code"))

@@ -253,6 +253,8 @@ public final class ChatManager {
             onSession?(update)
         case .finish(let code):
             finish(code)
+        case .enterGroup:
+            break   // TEMPORARY
         }
     }
 

@@ -8,7 +8,10 @@ import SignalingServer
 final class Client {
     unowned let world: World
     let name: String
-    let session: ChatSession
+    /// A two-person `ChatSession`, or a `GroupSession` (`group`).
+    let core: any ChatCore
+    var session: ChatSession { core as! ChatSession }
+    var group: GroupSession { core as! GroupSession }
     /// A peer that opens no `ctl` and never acks (a browser, aiortc).
     let plain: Bool
     /// This process's label (a new process has a new one).
@@ -27,10 +30,10 @@ final class Client {
     /// How long each graceful close was allowed to wait for the peer's goodbye (`closePeer`).
     var closeGraces: [Duration] = []
 
-    init(world: World, name: String, session: ChatSession, plain: Bool, certificate: String? = nil) {
+    init(world: World, name: String, core: any ChatCore, plain: Bool, certificate: String? = nil) {
         self.world = world
         self.name = name
-        self.session = session
+        self.core = core
         self.plain = plain
         label = "\(name)-\(world.clients.count)"
         self.certificate = certificate ?? label
@@ -53,11 +56,11 @@ final class Client {
 
     // MARK: Inputs, as the real driver gives them
 
-    func type(_ line: String) { guard !crashed else { return }; session.send(line: line, now: world.now); process() }
-    func quit() { session.quit(now: world.now); process() }
-    func endOfInput() { session.endOfInput(now: world.now); process() }
-    func leaveNow() { session.leaveNow(now: world.now); process() }
-    func interrupt(_ status: Int32) { session.interrupt(status: status, now: world.now); process() }
+    func type(_ line: String) { guard !crashed else { return }; core.send(line: line, now: world.now); process() }
+    func quit() { core.quit(now: world.now); process() }
+    func endOfInput() { core.endOfInput(now: world.now); process() }
+    func leaveNow() { core.leaveNow(now: world.now); process() }
+    func interrupt(_ status: Int32) { core.interrupt(status: status, now: world.now); process() }
     /// `/send`, `/accept`, `/decline`, `/cancel`.
     func files(_ request: ChatSession.TransferRequest) {
         guard !crashed else { return }
@@ -67,13 +70,13 @@ final class Client {
 
     func reply(_ id: Int, _ result: Result<HTTPResponse, ClientError>) {
         guard !crashed else { return }
-        session.handleReply(id, result, now: world.now)
+        core.handleReply(id, result, now: world.now)
         process()
     }
 
     func signalingEvent(_ event: SignalingEvent) {
         guard !crashed else { return }
-        session.handleSignaling(event, now: world.now)
+        core.handleSignaling(event, now: world.now)
         process()
     }
 
@@ -81,20 +84,20 @@ final class Client {
     func deliver(_ event: PeerConnectionEvent, to peer: FakePeer) {
         guard !crashed else { return }
         peer.events.append(event)
-        session.handlePeerActivity(now: world.now)
+        core.handlePeerActivity(now: world.now)
         process()
     }
 
     func progressed(_ peer: FakePeer) {
         guard !crashed else { return }
-        session.handlePeerActivity(now: world.now)
+        core.handlePeerActivity(now: world.now)
         process()
     }
 
     // MARK: Actions
 
     func process() {
-        while !crashed, let action = session.pollAction() {
+        while !crashed, let action = core.pollAction() {
             perform(action)
         }
     }
@@ -116,7 +119,7 @@ final class Client {
                 leaving = true
                 wantsSignaling = false
                 if connection == nil {
-                    session.signalingLeft(now: world.now)
+                    core.signalingLeft(now: world.now)
                 } else {
                     world.signal(.leaveRoom, from: self)
                 }
@@ -131,7 +134,7 @@ final class Client {
             let peer = FakePeer(world: world, owner: name, certificate: certificate, association: world.newAssociation(),
                                 isOfferer: isOfferer, speaksControl: !plain)
             peers.append(peer)
-            session.peerCreated(peer, request: request, now: world.now)
+            core.peerCreated(peer, request: request, now: world.now)
         case .closePeer(let transport, let grace):
             closeGraces.append(grace)
             transport.close()
@@ -145,6 +148,8 @@ final class Client {
             updates.append(update)
         case .finish(let code):
             status = code
+        case .enterGroup:
+            break   // a GroupSession takes it from its lobby; a bare ChatSession's driver never sees a group
         }
     }
 }

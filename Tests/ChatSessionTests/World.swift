@@ -62,7 +62,10 @@ final class World {
     }
 
     private func makeHub(seed: UInt64) -> SignalingHub {
-        SignalingHub(random: SeededRandom(seed: seed)) { [unowned self] id, now in self.registry.isJoinable(id, now: now) }
+        SignalingHub(random: SeededRandom(seed: seed),
+                     roomIsJoinable: { [unowned self] id, now in self.registry.isJoinable(id, now: now) },
+                     roster: { [unowned self] id, now in self.registry.roster(id: id, now: now) },
+                     endGroup: { [unowned self] id, now in try? self.registry.endGroup(id: id, now: now) })
     }
 
     var unixNow: UnixTime { UnixTime(milliseconds: 1_790_000_000_000 + now.milliseconds) }
@@ -98,11 +101,35 @@ final class World {
         // Most scenarios are about delivery, not trust: an unproven peer is accepted as with --accept-unproven.
         options.unproven = unproven
         let session = ChatSession(mode: mode, options: options, now: now, random: SeededRandom(seed: UInt64(clients.count + 100)))
-        let client = Client(world: self, name: name, session: session, plain: plain, certificate: certificate)
+        let client = Client(world: self, name: name, core: session, plain: plain, certificate: certificate)
         hosts[ObjectIdentifier(client)] = "\(name)#\(clients.count)"
         clients.append(client)
         setServerPaths(client)
         session.start(now: now)
+        client.process()
+        return client
+    }
+
+    /// A member of a group room: `create --group` (`max` members) or `join CODE`.
+    @discardableResult
+    func startGroup(_ name: String, _ mode: GroupSession.Mode, unproven: UnprovenPolicy = .refuse) -> Client {
+        var options = ChatSession.Options(authority: "chat.test", host: "chat.test")
+        var mode = mode
+        if case .join(let code) = mode, code.count > 6 {
+            mode = .join(code: String(code.prefix(6)))
+            options.codeSecret = CodeSecret(text: String(code.dropFirst(7)))
+        }
+        options.unproven = unproven
+        var seed = UInt64(clients.count + 500)
+        let group = GroupSession(mode: mode, options: GroupSession.Options(chat: options, name: name), now: now) {
+            seed += 1000
+            return SeededRandom(seed: seed)
+        }
+        let client = Client(world: self, name: name, core: group, plain: false)
+        hosts[ObjectIdentifier(client)] = "\(name)#\(clients.count)"
+        clients.append(client)
+        setServerPaths(client)
+        group.start(now: now)
         client.process()
         return client
     }
@@ -157,7 +184,7 @@ final class World {
     private func step(until end: Duration) -> Bool {
         var sessionDue: (client: Client, at: Duration)?
         for client in clients where !client.crashed {
-            if let at = client.session.pollTimeout(), at < sessionDue?.at ?? .seconds(Int64.max) { sessionDue = (client, at) }
+            if let at = client.core.pollTimeout(), at < sessionDue?.at ?? .seconds(Int64.max) { sessionDue = (client, at) }
         }
         let eventDue = queue.indices.min { (queue[$0].at, queue[$0].seq) < (queue[$1].at, queue[$1].seq) }
         let arrival = net.nextArrival
@@ -170,7 +197,7 @@ final class World {
         } else if let arrival, arrival <= next {
             while let datagram = net.popDue() { arrived(datagram) }
         } else if let (client, _) = sessionDue {
-            client.session.handleTimeout(now: now)
+            client.core.handleTimeout(now: now)
             client.process()
         }
         for (token, response) in router.pollCompletedLongPolls() { answerLongPoll(token, response) }
@@ -235,7 +262,7 @@ final class World {
                 case .leftRoom where client.leaving:
                     client.connection = nil
                     route(hub.disconnect(out.connection))
-                    client.session.signalingLeft(now: now)
+                    client.core.signalingLeft(now: now)
                     client.process()
                 default: client.signalingEvent(.message(out.message))
                 }

@@ -39,6 +39,11 @@ extension ChatSession {
             showNotice()
             emit(.progress("Rejoining the room…"))
             joinRoom(roomID)
+        case .groupPair(let roomID, let servers):
+            if let locator = options.codeLocator { prepareCodeSecret(locator: locator) }
+            state = .joiningRoom(roomID: roomID)
+            iceServers = servers
+            actions.append(.signaling(.start))
         }
     }
 
@@ -67,7 +72,8 @@ extension ChatSession {
     func createRoom(expiresIn: Int, attemptsLeft: Int) {
         let code = JoinCode.random(using: &rng).rawValue
         request(.create(code: code, attemptsLeft: attemptsLeft),
-                RoomAPI.createRequest(code: code, deviceID: deviceID, expiresIn: expiresIn, authority: options.authority))
+                RoomAPI.createRequest(code: code, deviceID: deviceID, expiresIn: expiresIn, authority: options.authority,
+                                      groupMax: options.groupMax))
     }
 
     private func created(_ code: String, attemptsLeft: Int, _ result: Result<HTTPResponse, ClientError>) {
@@ -81,10 +87,17 @@ extension ChatSession {
         switch RoomAPI.interpretCreate(response) {
         case .created(let expires):
             self.expires = expires
+            if options.groupMax != nil {
+                guard let seat = RoomAPI.groupSeat(response) else {
+                    fail(.noGroupRooms)
+                    return
+                }
+                groupSeat = seat
+            }
             prepareCodeSecret(locator: code)
             emit(.code(displayCode(code), expires: expires, server: options.inviteServer))
             // The secret is saved only while the room waits (a resumed creator shows the same code).
-            actions.append(.session(.pending(code: displayCode(code), deviceID: deviceID, expires: expires)))
+            if groupSeat == nil { actions.append(.session(.pending(code: displayCode(code), deviceID: deviceID, expires: expires))) }
             showNotice()
             emit(.waiting)
             state = .waitingForPeer(code: code)
@@ -124,6 +137,7 @@ extension ChatSession {
         transientFailures = 0
         switch RoomAPI.interpretCheck(response) {
         case .accepted(let roomID):
+            if let groupSeat { return enterGroup(roomID: roomID, seat: groupSeat, locator: code) }
             actions.append(.session(.accepted(roomID: roomID)))
             joinRoom(roomID)
         case .pending:
@@ -152,6 +166,10 @@ extension ChatSession {
             // Never repeat an accept (Inviso overwrites the pairing on a second one).
             switch RoomAPI.interpretAccept(response) {
             case .accepted(let roomID):
+                if let seat = RoomAPI.groupSeat(response) {
+                    expires = RoomAPI.acceptExpiry(response)
+                    return enterGroup(roomID: roomID, seat: seat, locator: code)
+                }
                 actions.append(.session(.joined(code: code, roomID: roomID, deviceID: deviceID, expires: RoomAPI.acceptExpiry(response))))
                 showNotice()
                 joinRoom(roomID)
@@ -236,5 +254,17 @@ extension ChatSession {
         }
         actions.append(.closeHTTP)
         actions.append(.signaling(.start))
+    }
+}
+
+extension ChatSession {
+    /// The code was a group room's: hand the room to the group (which runs
+    /// one pairwise session per member) and end here without a word.
+    func enterGroup(roomID: String, seat: GroupSeat, locator: String) {
+        let entry = GroupEntry(roomID: roomID, seat: seat, deviceID: deviceID, locator: locator,
+                               secret: codeAuth.secret, expires: expires)
+        state = .finished
+        timers.cancelAll()
+        actions.append(.enterGroup(entry))
     }
 }

@@ -54,6 +54,8 @@ public final class ChatSession {
         public var reprovesByCode = false
         /// Say "You left the chat." when the user leaves (not for `send`/`receive`, which have no chat).
         public var announcesLeave = true
+        /// `create --group`: a group room of at most this many members (3…8).
+        public var groupMax: Int?
 
         public init(authority: String, host: String) {
             self.authority = authority
@@ -105,6 +107,8 @@ public final class ChatSession {
     var roomFullSince: Duration?
     /// The room's expiry as the server gave it, when known.
     public internal(set) var expires: String?
+    /// The creator's seat in the group room it made (`create --group`).
+    var groupSeat: GroupSeat?
     /// Where the peer is, as the room tells it (one value, not three flags).
     var presence = PeerPresence.notYet
     var serverLost = false

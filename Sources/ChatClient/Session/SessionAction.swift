@@ -27,6 +27,10 @@ public enum SessionAction {
     case session(SessionUpdate)
     /// The session is over: exit with this status.
     case finish(Int32)
+    /// The code was a group room's (WireProtocol §2b): this session's
+    /// pairing is done and it says nothing more; a `GroupSession` takes the
+    /// room from here.
+    case enterGroup(GroupEntry)
 }
 
 public enum SignalingCommand: Equatable, Sendable {
@@ -59,12 +63,15 @@ public enum SessionMode: Equatable, Sendable {
     case resumeWaiting(code: String, deviceID: String, expires: String?)
     /// A saved accepted session: rejoin its room.
     case resumeRoom(roomID: String, deviceID: String)
+    /// One pair of a group room (GroupSession): its signaling is the
+    /// group's, addressed to one member; pairing and ICE servers are done.
+    case groupPair(roomID: String, iceServers: [ICEServerEntry])
 
     /// The saved device id a resumed session keeps (the server knows the room by it).
     var resumedDeviceID: String? {
         switch self {
         case .resumeWaiting(_, let id, _), .resumeRoom(_, let id): return id
-        case .create, .join: return nil
+        case .create, .join, .groupPair: return nil
         }
     }
 }

@@ -164,6 +164,10 @@ public final class InteractiveChat {
             control(message)
         case .closed:
             break
+        case .member(_, let name, .message(let text)):
+            showMessage(.peer(name: DisplayName.clean(name) ?? "member"), TerminalText.sanitize(text))
+        case .member(_, _, let inner):
+            if let sentence = event.sentence { show(inner.isResult ? .important : .notice, sentence) }
         case .waiting, .peerJoined, .ice, .progress, .notice:
             if let sentence = event.sentence { show(.notice, sentence) }
         }

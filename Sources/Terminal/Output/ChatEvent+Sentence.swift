@@ -43,6 +43,27 @@ extension ChatEvent {
         case .unproven(let sas, let reason):
             return "\(reason.explanation) Nothing is sent or shown until you accept this peer.\nSafety words: \(sas)"
         case .notSent(_, let message): return "chatcli: \(message)"
+        case .member(_, let name, let event): return Self.memberSentence(name: DisplayName.clean(name) ?? "A member", event)
+        }
+    }
+
+    /// A group member's event, said with its name (peer text, cleaned).
+    static func memberSentence(name who: String, _ event: ChatEvent) -> String? {
+        switch event {
+        case .message(let text): return "\(who): \(TerminalText.sanitize(text))"
+        case .peerJoined: return "\(who) joined."
+        case .peerLeft: return "\(who) left the chat."
+        case .peerAway: return "\(who) lost its connection; what you type waits for them to come back."
+        case .peerBack: return "\(who) is back."
+        case .peerNotAnswering(let wait): return "\(who) is not answering; chatcli waits \(wait) s more for them."
+        case .connected(let info, let auth):
+            let how = info.path == "relay" ? "through a relay" : "directly"
+            if auth == .pake { return "Connected to \(who) \(how), verified by code." }
+            return "Connected to \(who) \(how); not verified by the code. Safety words with \(who): \(info.sas)"
+        case .unproven(let sas, _):
+            return "The code did not prove \(who): nothing crosses between you. Safety words with \(who): \(sas)"
+        case .closed, .controlReady, .control, .ice: return nil
+        default: return event.sentence.map { "\(who): \($0)" }
         }
     }
 
@@ -50,6 +71,7 @@ extension ChatEvent {
     var isResult: Bool {
         switch self {
         case .code, .peerJoined, .peerLeft, .peerAway, .peerBack, .peerNotAnswering, .connected, .reconnected, .message: return true
+        case .member(_, _, let event): return event.isResult
         default: return false
         }
     }
