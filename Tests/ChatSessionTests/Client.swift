@@ -8,8 +8,11 @@ import SignalingServer
 final class Client {
     unowned let world: World
     let name: String
-    /// A two-person `ChatSession`, or a `GroupSession` (`group`).
-    let core: any ChatCore
+    /// A two-person `ChatSession`, or a `GroupSession` (`group`) once the
+    /// room turned out a group's (`enterGroup`, with these).
+    var core: any ChatCore
+    var groupOptions: GroupSession.Options?
+    var groupRandom: (() -> any RandomNumberGenerator)?
     var session: ChatSession { core as! ChatSession }
     var group: GroupSession { core as! GroupSession }
     /// A peer that opens no `ctl` and never acks (a browser, aiortc).
@@ -148,8 +151,12 @@ final class Client {
             updates.append(update)
         case .finish(let code):
             status = code
-        case .enterGroup:
-            break   // a GroupSession takes it from its lobby; a bare ChatSession's driver never sees a group
+        case .enterGroup(let entry):
+            // As ChatManager does: a GroupSession takes the room from here.
+            let group = GroupSession(entry: entry, options: groupOptions ?? GroupSession.Options(chat: session.options, name: name),
+                                     now: world.now, random: groupRandom ?? { SystemRandomNumberGenerator() })
+            core = group
+            group.start(now: world.now)
         }
     }
 }

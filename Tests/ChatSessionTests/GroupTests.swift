@@ -8,7 +8,7 @@ import TestSupport
 @Suite(.computeThread) struct GroupTests {
     /// `create --group`, then each of `names` joins with the whole code; all connected pairwise.
     static func room(_ world: World, _ names: [String], max: Int = 8) throws -> [Client] {
-        let creator = world.startGroup(names[0], .create(expiresIn: 600, max: max))
+        let creator = world.startGroup(names[0], .create(max: max))
         #expect(world.run(until: { creator.code != nil }))
         let code = try #require(creator.code)
         var members = [creator]
@@ -32,6 +32,106 @@ import TestSupport
         #expect(alice.groupMessages.filter { $0.name == "bob" }.map(\.text) == ["hi alice", "and carol"])
         #expect(alice.group.who.map(\.name).sorted() == ["bob", "carol"])
         for member in members { #expect(member.group.who.allSatisfy { $0.phase?.isConnected == true }) }
+    }
+}
+
+extension GroupTests {
+    /// Eight members: the joiners start at random moments, on a path that
+    /// loses, jitters and reorders; every pair connects and every line of
+    /// every sender reaches every other member once, in the order typed.
+    @Test(arguments: 1...Stress.runs(8))
+    func eightMembersJoiningInRandomOrderUnderLossEachGetEveryLineOnceInOrder(seed: Int) throws {
+        var rng = SeededRandom(seed: UInt64(seed))
+        let world = try World(seed: UInt64(seed))
+        world.peerLink = LinkConditions(delay: .milliseconds(20), jitter: .milliseconds(30), loss: 0.05, reorder: 0.1,
+                                        reorderDelay: .milliseconds(60))
+        world.serverLink = LinkConditions(delay: .milliseconds(10), jitter: .milliseconds(20))
+        let creator = world.startGroup("m0", .create(max: 8))
+        #expect(world.run(until: { creator.code != nil }))
+        let code = try #require(creator.code)
+        var members = [creator]
+        for name in (1..<8).map({ "m\($0)" }).shuffled(using: &rng) {
+            world.run(for: .milliseconds(Int64.random(in: 0...1500, using: &rng)))
+            members.append(world.startGroup(name, .join(code: code)))
+        }
+        #expect(world.run(until: { members.allSatisfy { $0.connectedMembers.count == 7 } }, limit: .seconds(120)),
+                "seed \(seed): \(members.map { "\($0.name) \($0.connectedMembers.count)" })")
+        for member in members {
+            for n in 1...3 { member.type("\(member.name) line \(n)") }
+        }
+        world.run(for: .seconds(30))
+        for receiver in members {
+            for sender in members where sender !== receiver {
+                #expect(receiver.groupMessages.filter { $0.name == sender.name }.map(\.text) == (1...3).map { "\(sender.name) line \($0)" },
+                        "seed \(seed): \(receiver.name) from \(sender.name)")
+            }
+        }
+    }
+
+    /// A member crashes; the others type while it is gone; it comes back
+    /// (same device, same seat, new connections proven by the code again)
+    /// and gets each of their lines exactly once, in each sender's order.
+    @Test func aCrashedMemberBackGetsWhatEachOtherSentMeanwhileOnceInOrder() throws {
+        let world = try World()
+        let members = try Self.room(world, ["alice", "bob", "carol", "dave"])
+        let (alice, bob, carol, dave) = (members[0], members[1], members[2], members[3])
+        alice.type("before")
+        world.run(for: .seconds(1))
+        let entry = try #require(carol.group.groupEntry)
+        world.crash(carol)
+        alice.type("a1")
+        bob.type("b1")
+        alice.type("a2")
+        dave.type("d1")
+        world.run(for: .seconds(8))
+        let back = world.startGroup("carol", .rejoin(entry))
+        #expect(world.run(until: { back.connectedMembers.count == 3 }, limit: .seconds(60)), "\(back.events)")
+        world.run(for: .seconds(5))
+        #expect(back.groupMessages.filter { $0.name == "alice" }.map(\.text) == ["a1", "a2"], "\(back.groupMessages)")
+        #expect(back.groupMessages.filter { $0.name == "bob" }.map(\.text) == ["b1"])
+        #expect(back.groupMessages.filter { $0.name == "dave" }.map(\.text) == ["d1"])
+        back.type("c back")
+        world.run(for: .seconds(2))
+        for other in [alice, bob, dave] {
+            #expect(other.groupMessages.filter { $0.name == "carol" }.map(\.text) == ["c back"], "\(other.name)")
+        }
+    }
+
+    /// A member who knows only the six digits is proven to nobody: with no
+    /// one to accept it, every pair with it ends; it sees nothing and
+    /// nothing it sends is shown, while the proven members chat on.
+    @Test func aMemberWithOnlyTheDigitsGetsNothingAndIsShownNothing() throws {
+        let world = try World()
+        let members = try Self.room(world, ["alice", "bob"])
+        let (alice, bob) = (members[0], members[1])
+        let code = try #require(alice.code)
+        let mallory = world.startGroup("mallory", .join(code: String(code.prefix(6))))
+        world.run(for: .seconds(15))
+        alice.type("for bob only")
+        mallory.type("listen to me")
+        world.run(for: .seconds(3))
+        #expect(bob.groupMessages == [.init("alice", "for bob only")])
+        #expect(mallory.groupMessages.isEmpty)
+        #expect(!alice.groupMessages.contains { $0.text == "listen to me" })
+        #expect(!bob.groupMessages.contains { $0.text == "listen to me" })
+        #expect(mallory.events.contains { if case .member(_, _, .error(.peerUnproven)) = $0 { true } else { false } },
+                "\(mallory.events)")
+    }
+
+    /// `/quit`: the others see the member leave within a second, and the room goes on.
+    @Test func aMemberWhoQuitsIsGoneForTheOthersWithinASecond() throws {
+        let world = try World()
+        let members = try Self.room(world, ["alice", "bob", "carol"])
+        let (alice, bob, carol) = (members[0], members[1], members[2])
+        let quitAt = world.now
+        alice.quit()
+        #expect(world.run(until: { bob.connectedMembers.count == 1 && carol.connectedMembers.count == 1 }, limit: .seconds(1)))
+        #expect(world.now - quitAt <= .seconds(1))
+        #expect(world.run(until: { alice.status != nil }, limit: .seconds(5)))
+        #expect(alice.status == 0)
+        bob.type("still here")
+        world.run(for: .seconds(1))
+        #expect(carol.groupMessages == [.init("bob", "still here")])
     }
 }
 

@@ -110,26 +110,42 @@ final class World {
         return client
     }
 
-    /// A member of a group room: `create --group` (`max` members) or `join CODE`.
+    /// A member of a group room: `create --group` (`max` members), `join CODE`
+    /// (pairing is a ChatSession's, which hands the room to a GroupSession,
+    /// as in the binary), or a crashed member's `entry` to come back to.
+    enum GroupStart {
+        case create(max: Int)
+        case join(code: String)
+        case rejoin(GroupEntry)
+    }
+
     @discardableResult
-    func startGroup(_ name: String, _ mode: GroupSession.Mode, unproven: UnprovenPolicy = .refuse) -> Client {
+    func startGroup(_ name: String, _ how: GroupStart, unproven: UnprovenPolicy = .refuse) -> Client {
         var options = ChatSession.Options(authority: "chat.test", host: "chat.test")
-        var mode = mode
-        if case .join(let code) = mode, code.count > 6 {
-            mode = .join(code: String(code.prefix(6)))
-            options.codeSecret = CodeSecret(text: String(code.dropFirst(7)))
-        }
         options.unproven = unproven
         var seed = UInt64(clients.count + 500)
-        let group = GroupSession(mode: mode, options: GroupSession.Options(chat: options, name: name), now: now) {
+        let random: () -> any RandomNumberGenerator = {
             seed += 1000
             return SeededRandom(seed: seed)
         }
-        let client = Client(world: self, name: name, core: group, plain: false)
+        let core: any ChatCore
+        switch how {
+        case .create(let max):
+            options.groupMax = max
+            core = ChatSession(mode: .create(expiresIn: 600), options: options, now: now, random: random())
+        case .join(let code):
+            if code.count > 6 { options.codeSecret = CodeSecret(text: String(code.dropFirst(7))) }
+            core = ChatSession(mode: .join(code: String(code.prefix(6))), options: options, now: now, random: random())
+        case .rejoin(let entry):
+            core = GroupSession(entry: entry, options: GroupSession.Options(chat: options, name: name), now: now, random: random)
+        }
+        let client = Client(world: self, name: name, core: core, plain: false)
+        client.groupOptions = GroupSession.Options(chat: options, name: name)
+        client.groupRandom = random
         hosts[ObjectIdentifier(client)] = "\(name)#\(clients.count)"
         clients.append(client)
         setServerPaths(client)
-        group.start(now: now)
+        core.start(now: now)
         client.process()
         return client
     }

@@ -10,7 +10,7 @@ extension GroupSession {
     /// socket still holds the seat until it misses a ping).
     static let roomFullRetry: Duration = .milliseconds(200)
 
-    /// The lobby handed over the room: ask for ICE servers (this member's
+    /// In the room at last: ask for ICE servers (this member's
     /// TURN credentials), then open the socket.
     func enter(_ entry: GroupEntry) {
         phase = .room(entry, seated: false)
@@ -38,7 +38,6 @@ extension GroupSession {
 
     public func handleSignaling(_ event: SignalingEvent, now: Duration) {
         advance(now)
-        if let single { single.handleSignaling(event, now: now); return drain() }
         switch event {
         case .open(let id):
             socketOpen = true
@@ -116,6 +115,8 @@ extension GroupSession {
             chat.groupMax = nil
             chat.notice = nil
             chat.pinsPeer = false
+            // A member back as a new process (crashed, run again) proves the code again.
+            chat.reprovesByCode = true
             let pair = ChatSession(mode: .groupPair(roomID: entry.roomID, iceServers: iceServers), options: chat, now: now,
                                    random: makeRandom())
             members[id] = Member(id: id, name: Self.handle(for: id), offers: offers, present: true, pair: pair)
@@ -139,20 +140,9 @@ extension GroupSession {
 
     // MARK: The pairs' actions
 
-    /// Runs until no session has anything left to do: the lobby's actions
-    /// pass through (until it hands over a group room); each pair's are
+    /// Runs until no pair has anything left to do: each pair's actions are
     /// translated, which may give pairs more to do.
     func drain() {
-        if let lobby = single {
-            while let action = lobby.pollAction() {
-                if case .enterGroup(let entry) = action {
-                    enter(entry)
-                    return drain()
-                }
-                actions.append(action)
-            }
-            return
-        }
         var busy = true
         while busy {
             busy = false
@@ -216,10 +206,14 @@ extension GroupSession {
         case .control(.name(let name)):
             let taken = order.contains { $0 != id && members[$0]?.name == name } || name == ownName
             let shown = taken ? "\(name) (\(id.rawValue.prefix(4)))" : name
-            guard shown != member.name, !name.isEmpty else { return }
-            let old = member.name
-            members[id]?.name = shown
-            emit(.progress("\(old) is now \(shown)."))
+            if !name.isEmpty, shown != member.name {
+                members[id]?.name = shown
+                if member.named { emit(.progress("\(member.name) is now \(shown).")) }
+            }
+            showHeld(id)
+        case .message(let text) where !member.named:
+            members[id]?.held.append(text)
+            if member.heldUntil == nil { members[id]?.heldUntil = now + Self.nameWait }
         case .peerJoined:
             emit(.member(id: id.rawValue, name: member.name, event: .peerJoined))
         default:
@@ -227,9 +221,19 @@ extension GroupSession {
         }
     }
 
+    /// The member's name came (or the wait for it ended): what it said meanwhile shows, with the name.
+    func showHeld(_ id: MemberID) {
+        guard let member = members[id] else { return }
+        members[id]?.named = true
+        members[id]?.held = []
+        members[id]?.heldUntil = nil
+        for text in member.held { emit(.member(id: id.rawValue, name: member.name, event: .message(text))) }
+    }
+
     /// A pair is over: its member left, or the pair failed (that member
     /// only; the others go on).
     private func pairEnded(_ id: MemberID) {
+        showHeld(id)
         members[id]?.pair = nil
     }
 

@@ -12,10 +12,12 @@ import Wire
 /// it as a two-member room's would (`member_joined` as `room_ready`,
 /// `member_left` as `peer_left` or `peer_disconnected`).
 ///
-/// Pairing is a `ChatSession` too (the lobby): for `create --group` it makes
-/// a group room; for `join CODE` it accepts the code, and if the room turns
-/// out to be a pair's, the lobby simply is the chat (every action passes
-/// through), so two-person chats behave exactly as before.
+/// Pairing by code stays the `ChatSession`'s: `create --group` makes a group
+/// room, and any `join CODE` learns from the accept that the room is a
+/// group's. That session then hands the room over (`SessionAction.enterGroup`)
+/// and its driver runs a `GroupSession` from there; a two-person chat never
+/// meets one. A member whose process crashed comes back the same way, with
+/// the entry it had.
 ///
 /// The same shape as `ChatSession` (`ChatCore`): inputs with `now`,
 /// `pollAction`, `pollTimeout`. Sans-IO.
@@ -32,9 +34,6 @@ public final class GroupSession {
     }
 
     enum Phase {
-        /// Pairing by code; the lobby's actions are the group's. If the
-        /// code was a two-member room's, the lobby stays: it is the chat.
-        case lobby(ChatSession)
         /// In the group room (`seated` once `room_joined` came).
         case room(GroupEntry, seated: Bool)
         /// The user left: pairs are closing, then `leave_room`.
@@ -52,7 +51,16 @@ public final class GroupSession {
         var present: Bool
         /// Nil once the pair ended (the member left, or the pair failed).
         var pair: ChatSession?
+        /// Its name arrived (or we stopped waiting for it): its lines show at once.
+        var named = false
+        /// Lines that came before its name, shown when the name comes or at `heldUntil`.
+        var held: [String] = []
+        var heldUntil: Duration?
     }
+
+    /// How long a member's first lines wait for its name (its `ctl` and
+    /// `chat` channels are separate streams; a browser may never send one).
+    static let nameWait: Duration = .seconds(1)
 
     let options: Options
     var phase: Phase
@@ -77,37 +85,26 @@ public final class GroupSession {
     var forcedExitAt: Duration?
     var serverLost = false
 
-    /// `create`: a new group room of at most `max` members. `join`: the
-    /// code of a group room or of a two-person chat.
-    public enum Mode: Equatable, Sendable {
-        case create(expiresIn: Int, max: Int)
-        case join(code: String)
-    }
-
-    public init(mode: Mode, options: Options, now: Duration,
+    /// `entry`: the room and seat pairing by code gave (or a crashed
+    /// process's, to come back to).
+    public init(entry: GroupEntry, options: Options, now: Duration,
                 random: @escaping () -> any RandomNumberGenerator = { SystemRandomNumberGenerator() }) {
         self.options = options
         self.now = now
-        var lobbyOptions = options.chat
-        let lobbyMode: SessionMode
-        switch mode {
-        case .create(let expiresIn, let max):
-            lobbyOptions.groupMax = max
-            lobbyMode = .create(expiresIn: expiresIn)
-        case .join(let code):
-            lobbyMode = .join(code: code)
-        }
         makeRandom = random
-        phase = .lobby(ChatSession(mode: lobbyMode, options: lobbyOptions, now: now, random: random()))
+        phase = .room(entry, seated: false)
     }
 
     // MARK: Driving
 
     public func start(now: Duration) {
         advance(now)
-        if case .lobby(let lobby) = phase { lobby.start(now: now) }
+        if case .room(let entry, _) = phase { enter(entry) }
         drain()
     }
+
+    /// The room and seat, once in a group room (what `.rejoin` needs to come back).
+    public var groupEntry: GroupEntry? { entry }
 
     public func pollAction() -> SessionAction? { actions.popFirst() }
 
@@ -115,35 +112,25 @@ public final class GroupSession {
 
     public func pollTimeout() -> Duration? {
         switch phase {
-        case .lobby(let session): return session.pollTimeout()
         case .finished: return nil
         case .room, .leaving:
-            let own = [rejoinAt, forcedExitAt].compactMap { $0 }
+            let own = [rejoinAt, forcedExitAt].compactMap { $0 } + members.values.compactMap(\.heldUntil)
             return (own + pairs.compactMap { $0.pollTimeout() }).min()
         }
     }
 
     public func handleTimeout(now: Duration) {
         advance(now)
-        if let single { single.handleTimeout(now: now); return drain() }
         for pair in pairs { pair.handleTimeout(now: now) }
         if let at = rejoinAt, at <= now { rejoinAt = nil; joinRoom() }
         if let at = forcedExitAt, at <= now { forcedExitAt = nil; finish(forcedExitStatus) }
+        for id in order where members[id]?.heldUntil.map({ $0 <= now }) == true { showHeld(id) }
         drain()
     }
 
     public var isFinished: Bool {
-        switch phase {
-        case .finished: return true
-        case .lobby(let session): return session.isFinished
-        default: return false
-        }
-    }
-
-    /// The lobby (or the two-person chat it became), while the group is one session.
-    var single: ChatSession? {
-        if case .lobby(let session) = phase { return session }
-        return nil
+        if case .finished = phase { return true }
+        return false
     }
 
     var pairs: [ChatSession] { order.compactMap { members[$0]?.pair } }
@@ -163,7 +150,6 @@ public final class GroupSession {
 
     public func handleReply(_ id: Int, _ result: Result<HTTPResponse, ClientError>, now: Duration) {
         advance(now)
-        if let single { single.handleReply(id, result, now: now); return drain() }
         guard id == iceRequest else { return }
         iceRequest = nil
         iceServersArrived(try? result.get())
@@ -173,11 +159,6 @@ public final class GroupSession {
     @discardableResult
     public func handlePeerActivity(now: Duration) -> Bool {
         advance(now)
-        if let single {
-            let moved = single.handlePeerActivity(now: now)
-            drain()
-            return moved || hasActions
-        }
         var moved = false
         for pair in pairs where pair.handlePeerActivity(now: now) { moved = true }
         drain()
@@ -186,7 +167,6 @@ public final class GroupSession {
 
     public func peerCreated(_ transport: any PeerTransport, request: Int, now: Duration) {
         advance(now)
-        if let single { single.peerCreated(transport, request: request, now: now); return drain() }
         guard let (id, local) = peerRequests.removeValue(forKey: request), let pair = members[id]?.pair else {
             actions.append(.shutDownPeer(transport))
             return
@@ -197,7 +177,6 @@ public final class GroupSession {
 
     public func peerCreationFailed(_ error: ClientError, request: Int, now: Duration) {
         advance(now)
-        if let single { single.peerCreationFailed(error, now: now); return drain() }
         guard let (id, _) = peerRequests.removeValue(forKey: request) else { return }
         members[id]?.pair?.peerCreationFailed(error, now: now)
         drain()
@@ -205,7 +184,6 @@ public final class GroupSession {
 
     public func signalingLeft(now: Duration) {
         advance(now)
-        if let single { single.signalingLeft(now: now); return drain() }
         if case .leaving(_, let status) = phase { finish(status) }
         drain()
     }
@@ -216,7 +194,6 @@ public final class GroupSession {
     /// exactly once, now or when that member is back.
     public func send(line: String, to member: MemberID?, now: Duration) {
         advance(now)
-        if let single { single.send(line: line, now: now); return drain() }
         guard case .room = phase else { return }
         if let member {
             members[member]?.pair?.send(line: line, now: now)
@@ -230,7 +207,6 @@ public final class GroupSession {
     /// group leaves the room.
     public func endOfInput(now: Duration) {
         advance(now)
-        if let single { single.endOfInput(now: now); return drain() }
         inputEnded = true
         for pair in pairs { pair.endOfInput(now: now) }
         drain()
@@ -238,7 +214,6 @@ public final class GroupSession {
 
     public func quit(now: Duration) {
         advance(now)
-        if let single { single.quit(now: now); return drain() }
         inputEnded = true
         for pair in pairs { pair.quit(now: now) }
         drain()
@@ -246,7 +221,6 @@ public final class GroupSession {
 
     public func leaveNow(now: Duration) {
         advance(now)
-        if let single { single.leaveNow(now: now); return drain() }
         inputEnded = true
         for pair in pairs { pair.leaveNow(now: now) }
         leaveRoom(status: 0)
@@ -257,7 +231,6 @@ public final class GroupSession {
 
     public func interrupt(status: Int32, now: Duration) {
         advance(now)
-        if let single { single.interrupt(status: status, now: now); return drain() }
         switch phase {
         case .finished: return
         case .leaving: finish(status)
@@ -279,7 +252,6 @@ public final class GroupSession {
     }
 
     public var phaseForPrompt: ChatPhase {
-        if let single { return single.phase }
         switch phase {
         case .room: return pairs.contains { $0.phase.isConnected } ? .connected(path: "group") : .waitingForPeer
         case .leaving, .finished: return .leaving
@@ -289,7 +261,6 @@ public final class GroupSession {
 
     /// Lines typed that some member has not acknowledged yet.
     public var undeliveredMessages: Int {
-        if let single { return single.undeliveredMessages }
         return pairs.map(\.undeliveredMessages).max() ?? 0
     }
 
