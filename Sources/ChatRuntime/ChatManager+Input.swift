@@ -8,5 +8,5 @@ extension ChatManager {
 
     /// False while the unacknowledged text is at ``inputHighWater``: the
     /// caller reads no more input until it is true again.
-    public var wantsInput: Bool { session.outbox.bytes < Self.inputHighWater }
+    public var wantsInput: Bool { (group?.outboxBytes ?? session.outbox.bytes) < Self.inputHighWater }
 }

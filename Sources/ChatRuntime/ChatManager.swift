@@ -25,7 +25,14 @@ public final class ChatManager {
     let signaling: SignalingClient
     /// Where the session's events go (the terminal side prints them).
     public let onEvent: (ChatEvent) -> Void
+    /// Pairing by code, and the whole chat when it is a two-person one.
     public let session: ChatSession
+    /// The group room the code turned out to be (`enterGroup`): it runs the chat from then on.
+    public private(set) var group: GroupSession?
+    /// This member's display name in a group (`--as`).
+    public var groupName: String?
+    /// What runs the chat now: the session, or the group it handed over to.
+    var core: any ChatCore { group ?? session }
     var links: [ObjectIdentifier: PeerLink] = [:]
     /// Links closing gracefully (`PeerLink.close`): the loop runs until they are done.
     var closing: [ObjectIdentifier: PeerLink] = [:]
@@ -64,7 +71,7 @@ public final class ChatManager {
         signaling.onEvent = { [weak self] event in
             guard let self else { return }
             self.trace?("[signaling] \(event)")
-            self.session.handleSignaling(event, now: self.loop.now.duration)
+            self.core.handleSignaling(event, now: self.loop.now.duration)
             self.wake()
         }
     }
@@ -101,14 +108,14 @@ public final class ChatManager {
 
     // MARK: Inputs
 
-    public func send(line: String) { session.send(line: line, now: now); wake() }
-    public func endOfInput() { session.endOfInput(now: now); wake() }
-    public func quit() { session.quit(now: now); wake() }
-    public func leaveNow() { session.leaveNow(now: now); wake() }
+    public func send(line: String) { core.send(line: line, now: now); wake() }
+    public func endOfInput() { core.endOfInput(now: now); wake() }
+    public func quit() { core.quit(now: now); wake() }
+    public func leaveNow() { core.leaveNow(now: now); wake() }
 
     /// SIGINT (130) or SIGTERM (143).
     public func interrupt(signal: Int32 = 2) {
-        session.interrupt(status: 128 + signal, now: now)
+        core.interrupt(status: 128 + signal, now: now)
         wake()
     }
 
@@ -146,6 +153,10 @@ public final class ChatManager {
 
     /// Offers `source` to the peer (now, or once connected).
     public func sendFile(_ source: TransferSource, skipped: [String] = []) {
+        if group != nil {
+            onEvent(.notSent(code: "group_files", message: "Files cannot be sent in a group room yet: send them to one person with 'chatcli send PATH'."))
+            return
+        }
         session.handle(.send(source, skipped: skipped), now: now)
         wake()
     }
@@ -157,10 +168,10 @@ public final class ChatManager {
     // MARK: State for the user
 
     public static var maxMessageBytes: Int { ChatSession.maxMessageBytes }
-    public var phase: ChatPhase { session.phase }
+    public var phase: ChatPhase { group?.phaseForPrompt ?? session.phase }
     /// The selected candidate pair of the current connection (`/status`).
     public var selectedPair: ICEPair? { session.connection?.selectedPair }
-    public var undeliveredMessages: Int { session.undeliveredMessages }
+    public var undeliveredMessages: Int { core.undeliveredMessages }
     /// Messages and bytes each way over the whole session (all connections).
     public var counters: ChatCounters { session.counters }
 
@@ -181,20 +192,20 @@ public final class ChatManager {
     func process() {
         var rounds = 0
         repeat {
-            while let action = session.pollAction() {
+            while let action = core.pollAction() {
                 trace?("[session] \(action)")
                 perform(action)
             }
             for link in links.values { link.flush() }
             rounds += 1
-        } while status == nil && session.handlePeerActivity(now: now) && rounds < Self.maxRounds
+        } while status == nil && core.handlePeerActivity(now: now) && rounds < Self.maxRounds
         timer?.cancel()
         timer = nil
-        if status == nil, session.hasActions { wake() }   // the last round's, after `maxRounds`
-        if status == nil, let due = session.pollTimeout() {
+        if status == nil, core.hasActions { wake() }   // the last round's, after `maxRounds`
+        if status == nil, let due = core.pollTimeout() {
             timer = loop.schedule(at: Instant(due)) { [weak self] in
                 guard let self else { return }
-                self.session.handleTimeout(now: self.now)
+                self.core.handleTimeout(now: self.now)
                 self.process()
             }
         }
@@ -207,7 +218,7 @@ public final class ChatManager {
         case .http(let id, let request, let timeout):
             http.send(request, timeout: timeout) { [weak self] result in
                 guard let self else { return }
-                self.session.handleReply(id, result, now: self.now)
+                self.core.handleReply(id, result, now: self.now)
                 self.wake()
             }
         case .closeHTTP:
@@ -253,8 +264,10 @@ public final class ChatManager {
             onSession?(update)
         case .finish(let code):
             finish(code)
-        case .enterGroup:
-            break   // TEMPORARY
+        case .enterGroup(let entry):
+            let group = GroupSession(entry: entry, options: GroupSession.Options(chat: session.options, name: groupName), now: now)
+            self.group = group
+            group.start(now: now)
         }
     }
 
@@ -269,7 +282,7 @@ public final class ChatManager {
 
     private func createPeer(request: Int, isOfferer: Bool, servers: ResolvedICEServers) {
         if options.relayOnly && servers.turn.isEmpty {
-            session.peerCreationFailed(.noTURN(.unresolvable), now: now)
+            core.peerCreationFailed(.noTURN(.unresolvable), request: request, now: now)
             return
         }
         do {
@@ -280,9 +293,9 @@ public final class ChatManager {
             let transport = link.connection
             link.onActivity = { [weak self] in self?.wake() }
             links[ObjectIdentifier(transport)] = link
-            session.peerCreated(transport, request: request, now: now)
+            core.peerCreated(transport, request: request, now: now)
         } catch {
-            session.peerCreationFailed(error, now: now)
+            core.peerCreationFailed(error, request: request, now: now)
         }
     }
 
@@ -305,7 +318,7 @@ public final class ChatManager {
     private func leaveRoom() {
         signaling.leave { [weak self] in
             guard let self else { return }
-            self.session.signalingLeft(now: self.now)
+            self.core.signalingLeft(now: self.now)
             self.wake()
         }
     }

@@ -50,6 +50,18 @@ enum ChatCommand {
             mode = .create(expiresIn: seconds)
             expiresIn = seconds
         }
+        var groupMax: Int?
+        if args.has("group") || args.value("max") != nil {
+            guard !join else { return usage("--group and --max are for 'chatcli create': 'join' learns from the code that it is a group") }
+            let text = args.value("max") ?? "\(GroupSize.defaultMax)"
+            guard let max = Int(text), GroupSize.range.contains(max) else {
+                return usage("--max takes the number of people in the group, \(GroupSize.range.lowerBound) to \(GroupSize.range.upperBound), not '\(text)'")
+            }
+            groupMax = max
+        }
+        if let name = args.value("as"), name.isEmpty || name.utf8.count > 64 {
+            return usage("--as takes a display name of 1 to 64 bytes")
+        }
         let saving: Saving
         do {
             saving = try Self.saving(args, server: server, expiresIn: expiresIn)
@@ -58,7 +70,10 @@ enum ChatCommand {
             return error.status
         }
         return chat(mode: mode, server: server, printer: printer, args: args, iceServers: iceServers, saving: saving,
-                    identity: ChatIdentity(), secret: secret)
+                    identity: ChatIdentity(), secret: secret) { manager in
+            manager.options.groupMax = groupMax
+            manager.groupName = args.value("as")
+        }
     }
 
     /// The chat's DTLS certificate (a resumed session's saved one, else a

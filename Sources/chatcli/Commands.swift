@@ -86,6 +86,7 @@ enum Commands {
         .value("auto-accept", "DIR", "Accept every file your peer sends (/send) into DIR without asking (else /accept puts it in the current folder)."),
         .flag("no-store", "Do not save this session."),
         .value("name", "NAME", "Save the session under this name (default: the code)."),
+        .value("as", "NAME", "Your display name in the chat (default in a group: a short handle like guest-3f2a)."),
         passphraseFD,
     ]
 
@@ -105,11 +106,21 @@ enum Commands {
         name: "create",
         brief: "start a chat and print a code for your peer",
         summary: "Start a chat: prints a code like 123456-brave-calm for your peer to join with, then waits for them.",
-        options: [.value("expires", "SECONDS", "How long the code and room live, 60…86400 (default 3600).")] + clientOptions + [lanOption],
+        options: [.value("expires", "SECONDS", "How long the code and room live, 60…86400 (default 3600)."),
+                  .flag("group", "A group chat: up to --max people join with the one code (default 8)."),
+                  .value("max", "N", "With --group: how many people the room holds, 3…8 (default 8).")]
+            + clientOptions + [lanOption],
         positionals: 0...0,
         details: """
             Next to the code comes a link that opens the chat in a browser (nothing to install), and on a terminal a QR \
             code of it for a phone to scan; --json gives the link as "url" in the code event.
+
+            With --group, everyone who has the code joins with 'chatcli join CODE' (up to --max people, you \
+            included). Each pair of members has its own end-to-end encrypted connection and proves the code on \
+            it; what you type goes to everyone, and each line shows with its sender's name (--as NAME, or a \
+            short handle). Each sender's lines arrive in the order typed, exactly once; lines of different \
+            senders show in the order they arrive. /who lists the members. The room lasts until its last member \
+            leaves or it expires.
             """ + "\n\n" + interactiveDetails + "\n\n" + relayDetails + "\n\n" + lanDetails
     )
 

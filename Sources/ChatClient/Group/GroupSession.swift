@@ -195,11 +195,12 @@ public final class GroupSession {
     public func send(line: String, to member: MemberID?, now: Duration) {
         advance(now)
         guard case .room = phase else { return }
-        if let member {
-            members[member]?.pair?.send(line: line, now: now)
-        } else {
-            for pair in pairs { pair.send(line: line, now: now) }
+        let to = member.map { [members[$0]?.pair].compactMap { $0 } } ?? pairs
+        guard !to.isEmpty else {
+            emit(.notSent(code: "nobody_here", message: "Nobody else is in the group room yet (or any more): that line was not sent."))
+            return
         }
+        for pair in to { pair.send(line: line, now: now) }
         drain()
     }
 
@@ -246,14 +247,35 @@ public final class GroupSession {
 
     // MARK: State for the user
 
-    /// The other members, in the order they came: id, name, and their pair's phase.
-    public var who: [(id: MemberID, name: String, phase: ChatPhase?)] {
-        order.compactMap { id in members[id].map { ($0.id, $0.name, $0.pair?.phase) } }
+    /// One line of `/who`.
+    public struct MemberStatus: Sendable {
+        public var id: MemberID
+        /// As the member sent it: peer text, to be cleaned before it is shown.
+        public var name: String
+        /// Its pair's phase; nil once it left (or its pair failed).
+        public var phase: ChatPhase?
+        public var rttMilliseconds: Int?
+        /// The code proved it (or the safety words were compared).
+        public var verified: Bool
     }
+
+    /// The other members, in the order they came.
+    public var who: [MemberStatus] {
+        order.compactMap { id in
+            guard let member = members[id] else { return nil }
+            let pair = member.pair
+            return MemberStatus(id: id, name: member.name, phase: pair?.phase,
+                                rttMilliseconds: pair?.connection?.connectionInfo?.rttMilliseconds,
+                                verified: pair.map { $0.codeAuth.settled == .pake || $0.codeAuth.settled == .words } ?? false)
+        }
+    }
+
+    /// How many are in the room now, this member included.
+    public var presentCount: Int { 1 + order.filter { members[$0]?.present == true && members[$0]?.pair != nil }.count }
 
     public var phaseForPrompt: ChatPhase {
         switch phase {
-        case .room: return pairs.contains { $0.phase.isConnected } ? .connected(path: "group") : .waitingForPeer
+        case .room: return pairs.contains { $0.phase.isConnected } ? .group(members: presentCount) : .waitingForPeer
         case .leaving, .finished: return .leaving
         default: return .starting
         }
@@ -263,6 +285,9 @@ public final class GroupSession {
     public var undeliveredMessages: Int {
         return pairs.map(\.undeliveredMessages).max() ?? 0
     }
+
+    /// The memory held for the slowest member's undelivered lines (input back-pressure).
+    public var outboxBytes: Int { pairs.map(\.outbox.bytes).max() ?? 0 }
 
     /// This member's display name.
     public var ownName: String {

@@ -22,6 +22,8 @@ public enum ChatPhase: Equatable, Sendable {
     /// The peer left the chat for good; the user leaves when ready.
     case peerLeft
     case leaving
+    /// In a group room with at least one member connected: `members` here, this one included.
+    case group(members: Int)
 }
 
 extension ChatPhase {

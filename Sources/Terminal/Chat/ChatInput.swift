@@ -60,7 +60,7 @@ public enum ChatInput: Equatable, Sendable {
 }
 
 public enum SlashCommand: Equatable, Sendable {
-    case help, quit, leave, status, verify, verifyOK, clear, show
+    case help, quit, leave, status, verify, verifyOK, clear, show, who
     case name(String)
     /// `/send PATH`: offer a file or folder.
     case send(String)
@@ -68,7 +68,7 @@ public enum SlashCommand: Equatable, Sendable {
     case accept(Int?), decline(Int?), cancel(Int?)
 
     static let simple: [String: SlashCommand] = [
-        "help": .help, "quit": .quit, "leave": .leave, "status": .status, "clear": .clear, "show": .show,
+        "help": .help, "quit": .quit, "leave": .leave, "status": .status, "clear": .clear, "show": .show, "who": .who,
     ]
 
     /// `/help`.
@@ -76,6 +76,7 @@ public enum SlashCommand: Equatable, Sendable {
         Commands:
           /help          this list
           /status        the path to your peer, round trip, messages and bytes each way, session age
+          /who           in a group: each member, its path, round trip, and whether the code proved it
           /verify        show the safety words and how to compare them with your peer
           /verify ok     after comparing aloud: mark your peer verified and tell them (starts a chat the code did not prove)
           /name NAME     the name your peer sees for you

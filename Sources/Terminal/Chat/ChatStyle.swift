@@ -70,7 +70,7 @@ public struct ChatStyle: Sendable {
     public func prompt(_ phase: ChatPhase, reconnecting: Bool, verified: Bool, waiting: Int = 0, transfers: String = "") -> String {
         let color: String
         switch phase {
-        case .connected: color = "32"
+        case .connected, .group: color = "32"
         case .pathLost, .peerAway, .peerLeft, .unproven, .peerNotAnswering: color = "31"
         case .connecting where reconnecting: color = "31"
         case .leaving: color = "2"
@@ -94,6 +94,7 @@ public struct ChatStyle: Sendable {
         case .peerLeft: return "peer left"
         case .connected(let path): return "connected · " + (path == "relay" ? "relay" : "direct") + (verified ? " · verified" : "")
         case .leaving: return "leaving"
+        case .group(let members): return "group · \(members) here · /who"
         }
     }
 

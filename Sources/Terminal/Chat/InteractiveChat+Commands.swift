@@ -67,6 +67,7 @@ extension InteractiveChat {
         case .clear: editor.clearScreen()
         case .show: showFolded()
         case .status: show(.notice, statusReport().lines.joined(separator: "\n"))
+        case .who: show(.notice, whoReport())
         case .verify: showSafetyWords()
         case .verifyOK: markVerified()
         case .name(let raw): rename(raw)
@@ -133,5 +134,27 @@ extension InteractiveChat {
         } else {
             show(.notice, "You are \(name); your peer will see it once connected.")
         }
+    }
+}
+
+extension InteractiveChat {
+    /// `/who`: one line per other member of a group room.
+    func whoReport() -> String {
+        guard let group = manager.group else { return "/who lists the members of a group room; this chat is between two people (see /status)." }
+        let members = group.who
+        guard !members.isEmpty else { return "Nobody else is here yet." }
+        return members.map { member in
+            let name = DisplayName.clean(member.name) ?? "member"
+            let state: String
+            switch member.phase {
+            case .connected(let path)?: state = path == "relay" ? "relay" : "direct"
+            case nil: state = "left"
+            case .peerAway?: state = "away"
+            case .unproven?: state = "unproven"
+            default: state = "connecting"
+            }
+            let rtt = member.rttMilliseconds.map { ", \($0) ms" } ?? ""
+            return "  \(name): \(state)\(rtt)\(member.verified ? ", verified" : ", not verified")"
+        }.joined(separator: "\n")
     }
 }

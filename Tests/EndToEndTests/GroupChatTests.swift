@@ -1,0 +1,67 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// Group rooms through the real binary (issue 31): `create --group` and
+/// plain `join CODE`, four members on loopback with `--json`.
+@Suite(.ownThread) struct GroupChatTests {
+    static func messages(_ member: ChildProcess, count: Int) -> [(name: String, text: String)] {
+        var found: [(String, String)] = []
+        _ = member.waitForLine(timeout: 30) { line in
+            guard line.hasPrefix(#"{"event":"message""#),
+                  let obj = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let name = obj["name"] as? String, let text = obj["text"] as? String else { return false }
+            found.append((name, text))
+            return found.count >= count
+        }
+        return found
+    }
+
+    @Test func fourMembersChatEachSeesTheOthersByNameAndOneLeaving() throws {
+        let server = try ServerProcess()
+        let alice = try ChildProcess.chatcli(["create", "--group", "--max", "4", "--server", server.url, "--json", "--as", "alice", "--no-store"],
+                                             name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let names = ["bob", "carol", "dave"]
+        let joiners = try names.map {
+            try ChildProcess.chatcli(["join", code, "--server", server.url, "--json", "--as", $0, "--no-store"], name: $0)
+        }
+        let everyone = [alice] + joiners
+        for member in everyone {
+            #expect(member.waitForEvents("connected", count: 3, timeout: 40), "\(member.transcript)")
+        }
+        // A fifth is refused: the room holds four.
+        let eve = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json", "--no-store"], name: "eve")
+        #expect(eve.waitForExit(timeout: 30) == 1, "\(eve.transcript)")
+        #expect(eve.stdout.contains { $0.contains(#""error":"room_full""#) }, "\(eve.transcript)")
+
+        for (member, name) in zip(everyone, ["alice"] + names) { member.write("\(name) says hi\n") }
+        for (member, name) in zip(everyone, ["alice"] + names) {
+            let got = Self.messages(member, count: 3)
+            let expected = Set((["alice"] + names).filter { $0 != name }.map { "\($0)|\($0) says hi" })
+            #expect(Set(got.map { "\($0.name)|\($0.text)" }) == expected, "\(member.transcript)")
+        }
+
+        // dave leaves at the end of its input: the others are told, by name, and go on.
+        joiners[2].closeInput()
+        #expect(joiners[2].waitForExit(timeout: 20) == 0, "\(joiners[2].transcript)")
+        for member in everyone.prefix(3) {
+            let left = member.waitForEvent("member_left", timeout: 10)
+            #expect(left?["name"] as? String == "dave", "\(member.transcript)")
+        }
+        alice.write("after dave\n")
+        for member in joiners.prefix(2) {
+            #expect(Self.messages(member, count: 4).last.map { "\($0.name)|\($0.text)" } == "alice|after dave", "\(member.transcript)")
+        }
+        for member in everyone.prefix(3) { member.closeInput() }
+        for member in everyone.prefix(3) { #expect(member.waitForExit(timeout: 30) == 0, "\(member.transcript)") }
+    }
+
+    @Test func aGroupSizeOutOfRangeIsOneSentence() throws {
+        let create = try ChildProcess.chatcli(["create", "--group", "--max", "9", "--server", "http://127.0.0.1:9"], name: "create")
+        #expect(create.waitForExit(timeout: 10) == 2)
+        #expect(create.stderr.joined(separator: "\n").contains("--max takes the number of people in the group, 3 to 8, not '9'"), "\(create.transcript)")
+        let join = try ChildProcess.chatcli(["join", "123456", "--group", "--server", "http://127.0.0.1:9"], name: "join")
+        #expect(join.waitForExit(timeout: 10) == 2, "\(join.transcript)")
+    }
+}
