@@ -161,6 +161,9 @@ final class FakePeer: PeerTransport {
     var localCertificateFingerprint: [UInt8] { Self.fingerprint(certificate) }
     var remoteCertificateFingerprint: [UInt8]? {
         guard let remoteCertificate else { return nil }
+        // `World.interceptedMembers`: only the connections of those members are intercepted.
+        let targeted = world.interceptedMembers.map { names in names.contains(owner) || other.map { names.contains($0.owner) } == true } ?? true
+        guard targeted else { return Self.fingerprint(remoteCertificate) }
         return Self.fingerprint(world.interceptor.map { "\($0)-\(certificate)" } ?? remoteCertificate)
     }
 

@@ -118,6 +118,34 @@ extension GroupTests {
                 "\(mallory.events)")
     }
 
+    /// A server in the middle of one member's connections (its own
+    /// certificate in place of carol's on both ends of each): those pairs
+    /// fail the PAKE, and nothing crosses them; alice and bob, whose
+    /// connection it left alone, chat on.
+    @Test func aServerSwappingOneMembersFingerprintFailsOnlyThatMembersPairs() throws {
+        let world = try World()
+        world.interceptor = "mallory"
+        world.interceptedMembers = ["carol"]
+        let alice = world.startGroup("alice", .create(max: 3))
+        #expect(world.run(until: { alice.code != nil }))
+        let code = try #require(alice.code)
+        let bob = world.startGroup("bob", .join(code: code))
+        let carol = world.startGroup("carol", .join(code: code))
+        #expect(world.run(until: { alice.connectedMembers.count == 1 && bob.connectedMembers.count == 1 }))
+        world.run(for: .seconds(15))
+        func failedPAKE(_ client: Client) -> Int {
+            client.events.filter { if case .member(_, _, .error(.pakeFailed)) = $0 { true } else { false } }.count
+        }
+        #expect(failedPAKE(carol) == 2, "\(carol.events)")
+        #expect(failedPAKE(alice) == 1 && failedPAKE(bob) == 1)
+        alice.type("to the group")
+        carol.type("from carol")
+        world.run(for: .seconds(2))
+        #expect(bob.groupMessages == [.init("alice", "to the group")])
+        #expect(carol.groupMessages.isEmpty)
+        #expect(!alice.groupMessages.contains { $0.text == "from carol" })
+    }
+
     /// `/quit`: the others see the member leave within a second, and the room goes on.
     @Test func aMemberWhoQuitsIsGoneForTheOthersWithinASecond() throws {
         let world = try World()

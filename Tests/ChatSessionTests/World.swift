@@ -52,6 +52,8 @@ final class World {
     /// A server in the middle: it terminates each side's DTLS with its own
     /// certificate and relays the channels unchanged.
     var interceptor: String?
+    /// With `interceptor`: only the connections of these clients (by name) are intercepted.
+    var interceptedMembers: Set<String>?
 
     init(seed: UInt64 = 1) throws {
         net = NetworkEmulator(seed: seed, conditions: LinkConditions(delay: .milliseconds(10)), now: now)
