@@ -57,6 +57,40 @@ import Testing
         for member in everyone.prefix(3) { #expect(member.waitForExit(timeout: 30) == 0, "\(member.transcript)") }
     }
 
+    /// One member at a terminal (tmux), two scripts: lines by name above the
+    /// prompt, the prompt counting who is here, `/who`, and `/quit` seen by the others.
+    @Test(.enabled(if: TmuxPane.available, "tmux is not installed (Tools/test installs it)"))
+    func aPersonAtATerminalChatsWithTwoScriptsAndSeesWhoIsHere() throws {
+        let server = try ServerProcess()
+        let alice = try InteractiveTests.person("alice", ["create", "--group", "--as", "alice", "--server", server.url, "--no-store"],
+                                                acceptUnproven: false)
+        defer { alice.kill() }
+        let shown = alice.waitFor { $0.range(of: #"join \d{6}-[a-z]+-[a-z]+"#, options: .regularExpression) != nil }
+        let code = try #require(shown.screen.range(of: #"\d{6}-[a-z]+-[a-z]+"#, options: .regularExpression).map { String(shown.screen[$0]) },
+                                "\(shown.screen)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json", "--as", "bob", "--no-store"], name: "bob")
+        let carol = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json", "--as", "carol", "--no-store"], name: "carol")
+        #expect(alice.waitFor("[group · 3 here · /who] >", timeout: 40).ok, "\(alice.screen())")
+        for script in [bob, carol] { #expect(script.waitForEvents("connected", count: 2, timeout: 40), "\(script.transcript)") }
+        bob.write("hello from bob\n")
+        #expect(alice.waitFor("bob: hello from bob").ok, "\(alice.screen())")
+        alice.enter("/who")
+        let who = alice.waitFor { $0.contains("bob: direct") && $0.contains("carol: direct") }
+        #expect(who.ok && who.screen.contains("verified") && !who.screen.contains("not verified"), "\(who.screen)")
+        alice.enter("hi both")
+        for script in [bob, carol] {
+            #expect(Self.messages(script, count: script === bob ? 1 : 2).contains { $0.name == "alice" && $0.text == "hi both" },
+                    "\(script.transcript)")
+        }
+        alice.enter("/quit")
+        #expect(alice.waitForExit(timeout: 20) == 0)
+        for script in [bob, carol] {
+            #expect(script.waitForEvent("member_left", timeout: 10)?["name"] as? String == "alice", "\(script.transcript)")
+            script.closeInput()
+            #expect(script.waitForExit(timeout: 20) == 0, "\(script.transcript)")
+        }
+    }
+
     @Test func aGroupSizeOutOfRangeIsOneSentence() throws {
         let create = try ChildProcess.chatcli(["create", "--group", "--max", "9", "--server", "http://127.0.0.1:9"], name: "create")
         #expect(create.waitForExit(timeout: 10) == 2)
