@@ -100,8 +100,21 @@ public final class ChatManager {
 
     public func start() {
         followNetworkChanges()
-        session.start(now: now)
+        if let entry = rejoinGroup {
+            startGroup(entry)
+        } else {
+            session.start(now: now)
+        }
         process()
+    }
+
+    /// `chatcli resume` of a group member: straight back into its room, with its seat.
+    public var rejoinGroup: GroupEntry?
+
+    private func startGroup(_ entry: GroupEntry) {
+        let group = GroupSession(entry: entry, options: GroupSession.Options(chat: session.options, name: groupName), now: now)
+        self.group = group
+        group.start(now: now)
     }
 
     var now: Duration { loop.now.duration }
@@ -265,9 +278,8 @@ public final class ChatManager {
         case .finish(let code):
             finish(code)
         case .enterGroup(let entry):
-            let group = GroupSession(entry: entry, options: GroupSession.Options(chat: session.options, name: groupName), now: now)
-            self.group = group
-            group.start(now: now)
+            onSession?(.group(entry))
+            startGroup(entry)
         }
     }
 

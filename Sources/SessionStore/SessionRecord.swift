@@ -27,6 +27,19 @@ public struct SessionRecord: Equatable, Sendable {
     public var identity: Identity?
     /// The peer's certificate, pinned at the first connection (trust on first use).
     public var peer: PinnedPeer?
+    /// A group room's seat (its `code` then keeps the secret words: a member
+    /// back after a crash proves them again to every other member).
+    public var group: Group?
+
+    public struct Group: Equatable, Sendable {
+        /// 16 lowercase hex characters, as the server drew it.
+        public var memberID: String
+        public var max: Int
+        public init(memberID: String, max: Int) {
+            self.memberID = memberID
+            self.max = max
+        }
+    }
 
     /// A DTLS certificate and its private key, both DER (sealed with the rest of the store).
     public struct Identity: Equatable, Sendable {
@@ -55,8 +68,9 @@ public struct SessionRecord: Equatable, Sendable {
     public init(
         name: String, serverURL: String, code: String, roomID: String? = nil, role: Role,
         status: Status = .pending, created: Int, expires: Int?, deviceIDs: [String],
-        identity: Identity? = nil, peer: PinnedPeer? = nil
+        identity: Identity? = nil, peer: PinnedPeer? = nil, group: Group? = nil
     ) {
+        self.group = group
         self.identity = identity
         self.peer = peer
         self.name = name
@@ -80,6 +94,7 @@ public struct SessionRecord: Equatable, Sendable {
                                                "privateKey": .string(Base64.encode($0.privateKey))]) },
             "peer": peer.map { .object(["fingerprint": .string(Base64.encode($0.fingerprint)), "provenByCode": .bool($0.provenByCode),
                                         "verifiedByWords": .bool($0.verifiedByWords)]) },
+            "group": group.map { .object(["memberId": .string($0.memberID), "max": JSON($0.max)]) },
         ])
     }
 
@@ -128,8 +143,13 @@ public struct SessionRecord: Equatable, Sendable {
             }
             peer = PinnedPeer(fingerprint: fingerprint, provenByCode: proven, verifiedByWords: words)
         }
+        var group: Group?
+        if let seat = json["group"], seat != .null {
+            guard let member = seat["memberId"]?.stringValue, let max = seat["max"]?.intValue else { return nil }
+            group = Group(memberID: member, max: max)
+        }
         self.init(
             name: name, serverURL: server, code: code, roomID: roomID, role: role, status: status,
-            created: created, expires: expires, deviceIDs: deviceIDs, identity: identity, peer: peer)
+            created: created, expires: expires, deviceIDs: deviceIDs, identity: identity, peer: peer, group: group)
     }
 }

@@ -25,7 +25,7 @@ extension ChatCommand {
                 // A notice like the chat's others: above the prompt, never into its line (stderr in --json).
                 manager.onSession = { [weak manager] update in
                     switch update {
-                    case .pending, .joined: manager?.onEvent(.notice("Note: this session is not saved (\(reason))."))
+                    case .pending, .joined, .group: manager?.onEvent(.notice("Note: this session is not saved (\(reason))."))
                     case .accepted, .closed, .peerPinned: break
                     }
                 }

@@ -24,10 +24,13 @@ extension Commands {
             .flag("accept-new-peer", "Trust the certificate your peer shows now, instead of the one pinned for this session."),
             acceptUnproven,
             .value("auto-accept", "DIR", "Accept every file your peer sends into DIR without asking."),
+            .value("as", "NAME", "Your display name in the chat (in a group: what the others see)."),
             passphraseFD,
         ],
         positionals: 1...1,
-        details: "The session's server, code, room, device id and DTLS certificate come from the store, so your peer sees "
+        details: "A group member's session takes it back to its seat in the group room; it gets what each member typed "
+            + "meanwhile, and proves the code to each again. "
+            + "The session's server, code, room, device id and DTLS certificate come from the store, so your peer sees "
             + "the same certificate again; a peer that shows another certificate than the one pinned at the first connection "
             + "waits until you compare the safety words and type /verify ok; a script is refused (error peer_changed) "
             + "unless you pass --accept-new-peer. " + storeDetails

@@ -4,6 +4,7 @@ import DTLS
 import Glibc
 import PAKE
 import SessionStore
+import Signaling
 import Terminal
 
 /// `chatcli resume NAME`: continues a saved session with its own server,
@@ -14,9 +15,12 @@ enum ResumeCommand {
     static func run(_ args: ParsedArguments) -> Int32 {
         guard let iceServers = ICEServerOptions.entries(args) else { return 2 }
         do {
-            let (mode, server, recorder, identity, secret) = try prepare(args)
+            let (mode, server, recorder, identity, secret, group) = try prepare(args)
             return ChatCommand.chat(mode: mode, server: server, printer: EventPrinter(jsonMode: args.has("json")),
-                                    args: args, iceServers: iceServers, saving: .saved(recorder), identity: identity, secret: secret)
+                                    args: args, iceServers: iceServers, saving: .saved(recorder), identity: identity, secret: secret) { manager in
+                manager.rejoinGroup = group
+                manager.groupName = args.value("as")
+            }
         } catch {
             Output.write("chatcli: \(error.message)\n", to: 2)
             return error.status
@@ -24,7 +28,7 @@ enum ResumeCommand {
     }
 
     static func prepare(_ args: ParsedArguments) throws(CommandFailure)
-        -> (ChatManager.Mode, ServerURL, SessionRecorder, ChatCommand.ChatIdentity, CodeSecret?)
+        -> (ChatManager.Mode, ServerURL, SessionRecorder, ChatCommand.ChatIdentity, CodeSecret?, GroupEntry?)
     {
         let name = args.positionals[0]
         guard let store = StoreAccess.defaultStore(), store.exists else { throw .store(.unknownSession(name)) }
@@ -59,7 +63,10 @@ enum ResumeCommand {
         default:
             throw .store(.corrupted(reason: "session \"\(name)\" is \(record.status.rawValue) without a room id"))
         }
-        let identity = try savedIdentity(record, acceptNewPeer: args.has("accept-new-peer"))
+        // A group member comes back with a new certificate, which every other
+        // member's pair then proves by the code again (nothing is pinned in a group).
+        let identity = record.group != nil ? ChatCommand.ChatIdentity(certificate: nil, pinnedPeer: nil, pinsPeer: false)
+            : try savedIdentity(record, acceptNewPeer: args.has("accept-new-peer"))
         // Refused at once while another chatcli has it open: both would
         // claim the same seat in the room.
         let lock: SessionLock
@@ -70,7 +77,20 @@ enum ResumeCommand {
         }
         let recorder = SessionRecorder(store: access.store, credential: access.credential, server: record.serverURL,
                                        queued: contents.pendingPurges, existingName: name, lock: lock)
-        return (mode, server, recorder, identity, secret)
+        return (mode, server, recorder, identity, secret, try groupEntry(record))
+    }
+
+    /// A group member's seat, to go straight back into its room (nil for a two-person chat).
+    static func groupEntry(_ record: SessionRecord) throws(CommandFailure) -> GroupEntry? {
+        guard let group = record.group else { return nil }
+        guard let roomID = record.roomID, let deviceID = record.deviceIDs.last, let member = MemberID(group.memberID),
+              GroupSize.range.contains(group.max) else {
+            throw .store(.corrupted(reason: "session \"\(record.name)\" is a group's without its room or seat"))
+        }
+        let code = PairingCode(userInput: record.code)
+        return GroupEntry(roomID: roomID, seat: GroupSeat(memberID: member, max: group.max), deviceID: deviceID,
+                          locator: code?.locator ?? String(record.code.prefix(6)), secret: code?.secret,
+                          expires: record.expires.map(Timestamp.iso8601))
     }
 
     /// The session's own certificate, so the peer sees the same fingerprint,

@@ -91,6 +91,39 @@ import Testing
         }
     }
 
+    /// A member killed with SIGKILL comes back with `chatcli resume NAME`
+    /// (its saved seat and code): it gets what each other member typed
+    /// meanwhile, once and in order, proves the code to each again, and is heard.
+    @Test func aKilledMemberResumesAndGetsWhatEachOtherSentMeanwhile() throws {
+        let server = try ServerProcess()
+        let store = ["CHATCLI_PASSPHRASE": "group test passphrase", "XDG_DATA_HOME": Harness.temporaryDirectory()]
+        let alice = try ChildProcess.chatcli(["create", "--group", "--max", "3", "--server", server.url, "--json", "--as", "alice", "--no-store"],
+                                             name: "alice")
+        let code = try #require(alice.waitForEvent("code")?["code"] as? String, "\(alice.transcript)")
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json", "--as", "bob", "--no-store"], name: "bob")
+        let carol = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json", "--as", "carol", "--name", "team"],
+                                             name: "carol", environment: store)
+        for member in [alice, bob, carol] { #expect(member.waitForEvents("connected", count: 2, timeout: 40), "\(member.transcript)") }
+        carol.signal(SIGKILL)
+        _ = carol.waitForExit()
+        alice.write("a1\n")
+        bob.write("b1\n")
+        alice.write("a2\n")
+        for member in [alice, bob] { #expect(member.waitForEvent("member_away", timeout: 20) != nil, "\(member.transcript)") }
+
+        let back = try ChildProcess.chatcli(["resume", "team", "--json", "--as", "carol"], name: "carol again", environment: store)
+        let got = Self.messages(back, count: 3)
+        #expect(got.filter { $0.name == "alice" }.map(\.text) == ["a1", "a2"], "\(back.transcript)")
+        #expect(got.filter { $0.name == "bob" }.map(\.text) == ["b1"], "\(back.transcript)")
+        back.write("carol is back\n")
+        for member in [alice, bob] {
+            let lines = Self.messages(member, count: member === alice ? 2 : 3)
+            #expect(lines.contains { $0.name == "carol" && $0.text == "carol is back" }, "\(member.transcript)")
+        }
+        for member in [alice, bob, back] { member.closeInput() }
+        for member in [alice, bob, back] { #expect(member.waitForExit(timeout: 30) == 0, "\(member.transcript)") }
+    }
+
     @Test func aGroupSizeOutOfRangeIsOneSentence() throws {
         let create = try ChildProcess.chatcli(["create", "--group", "--max", "9", "--server", "http://127.0.0.1:9"], name: "create")
         #expect(create.waitForExit(timeout: 10) == 2)

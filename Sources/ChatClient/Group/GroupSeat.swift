@@ -25,4 +25,13 @@ public struct GroupEntry: Equatable, Sendable {
     public var locator: String
     public var secret: CodeSecret?
     public var expires: String?
+
+    public init(roomID: String, seat: GroupSeat, deviceID: String, locator: String, secret: CodeSecret?, expires: String?) {
+        self.roomID = roomID
+        self.seat = seat
+        self.deviceID = deviceID
+        self.locator = locator
+        self.secret = secret
+        self.expires = expires
+    }
 }

@@ -94,7 +94,9 @@ extension GroupSession {
             if case .leaving(_, let status) = phase { finish(status) }
         case .error(let code):
             switch code {
-            case .roomNotFound: fail(.roomNotFound)
+            case .roomNotFound:
+                actions.append(.session(.closed))
+                fail(.roomNotFound)
             case .notAMember: fail(.protocolViolation("the server does not count this device a member of the group room"))
             default: emit(.progress("The server reported: \(code.rawValue)"))
             }
@@ -247,6 +249,8 @@ extension GroupSession {
     func leaveRoom(status: Int32) {
         guard case .room(let entry, _) = phase else { return }
         phase = .leaving(entry, status: status)
+        // The user left: nothing to come back to (a saved session closes).
+        actions.append(.session(.closed))
         if socketOpen {
             actions.append(.signaling(.leave))
         } else {

@@ -53,6 +53,8 @@ public enum SessionUpdate: Equatable, Sendable {
     case closed
     /// The peer's certificate, pinned at the first connection or proven by the code since.
     case peerPinned(PinnedPeer)
+    /// The code was a group room's: this member's seat (saved to come back to after a crash).
+    case group(GroupEntry)
 }
 
 /// How a session starts.

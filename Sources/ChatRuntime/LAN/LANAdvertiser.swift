@@ -25,7 +25,7 @@ public final class LANAdvertiser {
             guard !advertised, let proof = LANProof.make(code: locator) else { return }
             advertised = true
             driver.advertise(LANService.instance(name: name, port: port, proof: proof), hostLabel: LANService.randomLabel())
-        case .accepted, .closed, .joined:
+        case .accepted, .closed, .joined, .group:
             withdraw()
         case .peerPinned:
             break

@@ -96,6 +96,15 @@ public final class SessionRecorder {
                 try setStatus(.closed, roomID: nil)
             case .peerPinned(let pin):
                 try change { $0.peer = pin }
+            case .group(let entry):
+                // The whole code is kept: a member back after a crash proves it to every other member again.
+                let code = entry.secret.map { "\(entry.locator)-\($0)" } ?? entry.locator
+                let group = SessionRecord.Group(memberID: entry.seat.memberID.rawValue, max: entry.seat.max)
+                return try add(code: code, deviceID: entry.deviceID) { name in
+                    SessionRecord(name: name, serverURL: server, code: code, roomID: entry.roomID, role: .joiner, status: .accepted,
+                                  created: now, expires: entry.expires.flatMap(Timestamp.parseISO8601), deviceIDs: [entry.deviceID],
+                                  identity: identity, group: group)
+                }
             }
         } catch {
             warn("chatcli: could not save the session: \(error)")
@@ -125,8 +134,8 @@ public final class SessionRecorder {
         try change { record in
             record.status = status
             if let roomID { record.roomID = roomID }
-            // Once paired, the code's secret part is no longer kept.
-            record.code = String(record.code.prefix(6))
+            // Once paired, the code's secret part is no longer kept (a group's, until it closes).
+            if record.group == nil || status == .closed { record.code = String(record.code.prefix(6)) }
         }
     }
 
