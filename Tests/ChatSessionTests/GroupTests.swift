@@ -32,6 +32,15 @@ import TestSupport
         #expect(alice.groupMessages.filter { $0.name == "bob" }.map(\.text) == ["hi alice", "and carol"])
         #expect(alice.group.who.map(\.name).sorted() == ["bob", "carol"])
         for member in members { #expect(member.group.who.allSatisfy { $0.phase?.isConnected == true }) }
+
+        // `/to NAME TEXT`: one member only; an unknown name is said, not sent.
+        alice.type("/to carol just for carol")
+        alice.type("/to dave anyone there")
+        alice.type("for both again")
+        world.run(for: .seconds(2))
+        #expect(carol.groupMessages.filter { $0.name == "alice" }.map(\.text) == ["hello all", "just for carol", "for both again"])
+        #expect(bob.groupMessages.filter { $0.name == "alice" }.map(\.text) == ["hello all", "for both again"])
+        #expect(alice.events.contains { if case .notSent("no_such_member", _) = $0 { true } else { false } })
     }
 }
 

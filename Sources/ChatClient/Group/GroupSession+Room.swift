@@ -109,6 +109,9 @@ extension GroupSession {
     private func memberSeated(_ id: MemberID, offers: Bool) {
         guard case .room(let entry, _) = phase else { return }
         if members[id] == nil {
+            // A room admits at most `max` members, ever: a server that
+            // announces more gets no more pairs (each costs a connection).
+            guard members.count < entry.seat.max - 1 else { return }
             var chat = options.chat
             chat.staysAfterPeerLeft = false
             chat.announcesLeave = false

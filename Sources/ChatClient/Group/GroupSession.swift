@@ -286,6 +286,11 @@ public final class GroupSession {
         return pairs.map(\.undeliveredMessages).max() ?? 0
     }
 
+    /// The member with this name (as shown) or member id, among those with a pair.
+    func member(named name: String) -> MemberID? {
+        order.first { id in members[id]?.pair != nil && (members[id]?.name == name || id.rawValue == name) }
+    }
+
     /// The memory held for the slowest member's undelivered lines (input back-pressure).
     public var outboxBytes: Int { pairs.map(\.outbox.bytes).max() ?? 0 }
 

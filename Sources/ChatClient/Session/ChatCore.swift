@@ -35,5 +35,25 @@ extension ChatSession: ChatCore {
 }
 
 extension GroupSession: ChatCore {
-    public func send(line: String, now: Duration) { send(line: line, to: nil, now: now) }
+    /// A line for everyone; `/to NAME TEXT` (a member's name or id) for one member only.
+    public func send(line: String, now: Duration) {
+        guard line.hasPrefix(Self.toPrefix) else { return send(line: line, to: nil, now: now) }
+        let rest = line.dropFirst(Self.toPrefix.count)
+        let name = String(rest.prefix { $0 != " " })
+        let text = String(rest.dropFirst(name.count).drop { $0 == " " })
+        guard !name.isEmpty, !text.isEmpty else {
+            advance(now)
+            emit(.notSent(code: "usage", message: "Type /to followed by a member's name and the message, e.g. /to bob see you at 5."))
+            return drain()
+        }
+        guard let member = member(named: name) else {
+            advance(now)
+            emit(.notSent(code: "no_such_member", message: "Nobody called \(name) is in the group (see /who); that line was not sent."))
+            return drain()
+        }
+        send(line: text, to: member, now: now)
+    }
+
+    /// In a group, a line starting with this goes to one member.
+    public static let toPrefix = "/to "
 }

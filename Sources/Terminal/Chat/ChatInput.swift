@@ -34,6 +34,8 @@ public enum ChatInput: Equatable, Sendable {
 
     private static func command(_ name: String, _ rest: String) -> ChatInput {
         switch name {
+        case "to":
+            return rest.contains(" ") ? .command(.to(rest)) : .usage("Type /to followed by a member's name and the message, e.g. /to bob see you at 5.")
         case "name":
             return rest.isEmpty ? .usage("Type /name followed by the name your peer should see, e.g. /name Alice.") : .command(.name(rest))
         case "verify":
@@ -62,6 +64,8 @@ public enum ChatInput: Equatable, Sendable {
 public enum SlashCommand: Equatable, Sendable {
     case help, quit, leave, status, verify, verifyOK, clear, show, who
     case name(String)
+    /// `/to NAME TEXT`: in a group, a message for one member only.
+    case to(String)
     /// `/send PATH`: offer a file or folder.
     case send(String)
     /// `/accept [N]`, `/decline [N]`, `/cancel [N]`: nil means the latest.
@@ -77,6 +81,7 @@ public enum SlashCommand: Equatable, Sendable {
           /help          this list
           /status        the path to your peer, round trip, messages and bytes each way, session age
           /who           in a group: each member, its path, round trip, and whether the code proved it
+          /to NAME TEXT  in a group: a message for that member only
           /verify        show the safety words and how to compare them with your peer
           /verify ok     after comparing aloud: mark your peer verified and tell them (starts a chat the code did not prove)
           /name NAME     the name your peer sees for you

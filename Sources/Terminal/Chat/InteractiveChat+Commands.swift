@@ -68,6 +68,9 @@ extension InteractiveChat {
         case .show: showFolded()
         case .status: show(.notice, statusReport().lines.joined(separator: "\n"))
         case .who: show(.notice, whoReport())
+        case .to(let rest):
+            guard manager.group != nil else { return show(.error, "/to is for group chats: in this chat everything goes to your peer.") }
+            manager.send(line: "/to " + rest)
         case .verify: showSafetyWords()
         case .verifyOK: markVerified()
         case .name(let raw): rename(raw)
