@@ -155,6 +155,18 @@ extension GroupTests {
         #expect(!alice.groupMessages.contains { $0.text == "from carol" })
     }
 
+    /// `create --group` on a server that made a two-person room anyway
+    /// (it ignored the request, as Inviso does) fails with one sentence
+    /// instead of printing a code for a room that cannot hold the group.
+    @Test func aServerWithoutGroupRoomsIsOneSentenceNotACode() throws {
+        let world = try World()
+        world.groupRooms = false
+        let alice = world.startGroup("alice", .create(max: 4))
+        #expect(world.run(until: { alice.status != nil }))
+        #expect(alice.status == 1 && alice.code == nil)
+        #expect(alice.events.contains(.error(.noGroupRooms)), "\(alice.events)")
+    }
+
     /// `/quit`: the others see the member leave within a second, and the room goes on.
     @Test func aMemberWhoQuitsIsGoneForTheOthersWithinASecond() throws {
         let world = try World()

@@ -6,6 +6,7 @@ import SCTP
 import Signaling
 import SignalingServer
 import TestSupport
+import Wire
 
 /// A chat world on a manual clock: the real server cores (`RESTRouter`,
 /// `SignalingHub` over an in-memory room store), `ChatSession`s as the
@@ -52,6 +53,8 @@ final class World {
     /// A server in the middle: it terminates each side's DTLS with its own
     /// certificate and relays the channels unchanged.
     var interceptor: String?
+    /// False: the server ignores `"group"` in `create`, as one without group rooms (Inviso) does.
+    var groupRooms = true
     /// With `interceptor`: only the connections of these clients (by name) are intercepted.
     var interceptedMembers: Set<String>?
 
@@ -229,6 +232,11 @@ final class World {
             guard serverUp else {
                 client.reply(id, .failure(.unreachable(server: "http://chat.test", reason: "connection refused")))
                 return
+            }
+            var request = request
+            if !groupRooms, let body = try? JSON.parse(String(decoding: request.body, as: UTF8.self)), case .object(let fields) = body {
+                // A server without group rooms (Inviso) ignores fields it does not know.
+                request.body = JSON.object(fields.filter { $0.0 != "group" && $0.0 != "max" }).serializedBytes
             }
             switch router.handle(request, clientAddress: "192.0.2.\(clients.firstIndex { $0 === client } ?? 0)", now: unixNow) {
             case .respond(let response):
