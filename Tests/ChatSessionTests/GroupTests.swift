@@ -15,6 +15,7 @@ import TestSupport
         for name in names.dropFirst() { members.append(world.startGroup(name, .join(code: code))) }
         let everyoneConnected = world.run(until: { members.allSatisfy { $0.connectedMembers.count == names.count - 1 } })
         #expect(everyoneConnected, "\(members.map { "\($0.name): \($0.events)" }.joined(separator: "\n"))")
+        world.run(for: .seconds(1))   // the names, on `ctl`, follow the connections
         return members
     }
 
@@ -104,6 +105,28 @@ extension GroupTests {
         for other in [alice, bob, dave] {
             #expect(other.groupMessages.filter { $0.name == "carol" }.map(\.text) == ["c back"], "\(other.name)")
         }
+    }
+
+    /// A member that crashed and never comes back is waited for
+    /// `awayGrace`, then dropped: the others see it leave, told what it
+    /// never got, and go on (nothing of theirs waits for it any more).
+    @Test func aMemberAwayLongerThanTheGraceIsDroppedAndNothingWaitsForIt() throws {
+        let world = try World()
+        let members = try Self.room(world, ["alice", "bob", "carol"])
+        let (alice, bob, carol) = (members[0], members[1], members[2])
+        world.crash(carol)
+        alice.type("carol will never see this")
+        world.run(for: .seconds(5))
+        #expect(alice.events.contains { if case .member(_, "carol", .peerAway) = $0 { true } else { false } }, "\(alice.events)")
+        #expect(alice.group.undeliveredMessages == 1)
+        world.run(for: GroupSession.awayGrace)
+        #expect(alice.events.contains { if case .member(_, "carol", .peerLeft) = $0 { true } else { false } }, "\(alice.events)")
+        #expect(alice.events.contains { if case .member(_, "carol", .undelivered(1)) = $0 { true } else { false } }, "\(alice.events)")
+        #expect(alice.group.undeliveredMessages == 0)
+        alice.endOfInput()
+        bob.endOfInput()
+        #expect(world.run(until: { alice.status != nil && bob.status != nil }, limit: .seconds(30)))
+        #expect(alice.status == 0 && bob.status == 0)
     }
 
     /// A member who knows only the six digits is proven to nobody: with no

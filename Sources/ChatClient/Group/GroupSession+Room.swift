@@ -221,9 +221,26 @@ extension GroupSession {
             if member.heldUntil == nil { members[id]?.heldUntil = now + Self.nameWait }
         case .peerJoined:
             emit(.member(id: id.rawValue, name: member.name, event: .peerJoined))
+        case .peerAway:
+            members[id]?.awayUntil = now + Self.awayGrace
+            emit(.member(id: id.rawValue, name: member.name, event: event))
+        case .peerBack, .connected, .reconnected:
+            members[id]?.awayUntil = nil
+            emit(.member(id: id.rawValue, name: member.name, event: event))
         default:
             emit(.member(id: id.rawValue, name: member.name, event: event))
         }
+    }
+
+    /// A member away for `awayGrace`: its pair ends (what it never got is
+    /// reported), and it is gone for the others as if it had left.
+    func dropAway(_ id: MemberID) {
+        guard let member = members[id], let pair = member.pair else { return }
+        members[id]?.awayUntil = nil
+        members[id]?.present = false
+        emit(.member(id: id.rawValue, name: member.name, event: .peerLeft))
+        emit(.progress("\(member.name) was away for \(Self.awayGrace.components.seconds) s and is no longer waited for."))
+        pair.leaveNow(now: now)
     }
 
     /// The member's name came (or the wait for it ended): what it said meanwhile shows, with the name.

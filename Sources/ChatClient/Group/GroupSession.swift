@@ -56,7 +56,14 @@ public final class GroupSession {
         /// Lines that came before its name, shown when the name comes or at `heldUntil`.
         var held: [String] = []
         var heldUntil: Duration?
+        /// Away (its socket dropped): dropped from the group unless back by then.
+        var awayUntil: Duration?
     }
+
+    /// How long a member that dropped out (crashed, lost its network) keeps
+    /// its place: what is typed waits for it meanwhile; after this its pair
+    /// ends, so one member who never comes back holds nobody's lines for ever.
+    public static let awayGrace: Duration = .seconds(120)
 
     /// How long a member's first lines wait for its name (its `ctl` and
     /// `chat` channels are separate streams; a browser may never send one).
@@ -115,6 +122,7 @@ public final class GroupSession {
         case .finished: return nil
         case .room, .leaving:
             let own = [rejoinAt, forcedExitAt].compactMap { $0 } + members.values.compactMap(\.heldUntil)
+                + members.values.filter { $0.pair != nil }.compactMap(\.awayUntil)
             return (own + pairs.compactMap { $0.pollTimeout() }).min()
         }
     }
@@ -125,6 +133,7 @@ public final class GroupSession {
         if let at = rejoinAt, at <= now { rejoinAt = nil; joinRoom() }
         if let at = forcedExitAt, at <= now { forcedExitAt = nil; finish(forcedExitStatus) }
         for id in order where members[id]?.heldUntil.map({ $0 <= now }) == true { showHeld(id) }
+        for id in order where members[id]?.pair != nil && members[id]?.awayUntil.map({ $0 <= now }) == true { dropAway(id) }
         drain()
     }
 
