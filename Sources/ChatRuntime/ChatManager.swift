@@ -113,6 +113,17 @@ public final class ChatManager {
 
     private func startGroup(_ entry: GroupEntry) {
         let group = GroupSession(entry: entry, options: GroupSession.Options(chat: session.options, name: groupName), now: now)
+        if let template = session.transfers {
+            // Each member's pair gets transfers of its own, set up as the chat's.
+            group.makeTransfers = {
+                let files = FileTransfers(makeSink: template.makeSink)
+                files.autoAccept = template.autoAccept
+                files.wake = template.wake
+                files.readsAhead = template.readsAhead
+                files.corruptChunk = template.corruptChunk
+                return files
+            }
+        }
         self.group = group
         group.start(now: now)
     }
@@ -166,17 +177,33 @@ public final class ChatManager {
 
     /// Offers `source` to the peer (now, or once connected).
     public func sendFile(_ source: TransferSource, skipped: [String] = []) {
-        if group != nil {
-            onEvent(.notSent(code: "group_files", message: "Files cannot be sent in a group room yet: send them to one person with 'chatcli send PATH'."))
-            return
-        }
         session.handle(.send(source, skipped: skipped), now: now)
         wake()
     }
-    public func acceptFile(_ id: Int) { session.handle(.accept(id: id), now: now); wake() }
-    public func declineFile(_ id: Int, reason: String = "declined") { session.handle(.decline(id: id, reason: reason), now: now); wake() }
+    /// In a group: offers the file or folder at `path` to every member (or
+    /// one), each reading it through a source of its own.
+    public func sendFileToGroup(path: String, skipped: [String], to member: MemberID? = nil) {
+        group?.offer({ () throws(TransferError) -> any TransferSource in try DiskSource(path: path) }, skipped: skipped, to: member, now: now)
+        wake()
+    }
+    public func acceptFile(_ id: Int) { transfer(.accept(id: id)) }
+    public func declineFile(_ id: Int, reason: String = "declined") { transfer(.decline(id: id, reason: reason)) }
     /// Stops a transfer (either direction) and tells the peer.
-    public func cancelFile(_ id: Int, reason: String = "cancelled") { session.handle(.cancel(id: id, reason: reason), now: now); wake() }
+    public func cancelFile(_ id: Int, reason: String = "cancelled") { transfer(.cancel(id: id, reason: reason)) }
+
+    private func transfer(_ request: ChatSession.TransferRequest) {
+        if let group { group.handleTransfer(request, now: now) } else { session.handle(request, now: now) }
+        wake()
+    }
+
+    /// Offers waiting for the user's answer, and transfers under way, over every connection (a group's pairs).
+    public var pendingOffers: [Int] { transferBooks.flatMap(\.pendingOffers).sorted() }
+    public var activeTransfers: [(id: Int, direction: FileTransfers.Direction, name: String, meter: ProgressMeter)] {
+        transferBooks.flatMap(\.active)
+    }
+    var transferBooks: [FileTransfers] { group?.fileTransfers ?? session.transfers.map { [$0] } ?? [] }
+    /// In a group, the member a transfer is with.
+    public func transferMember(_ id: Int) -> (id: String, name: String)? { group?.member(transfer: id) }
 
     // MARK: State for the user
 

@@ -150,9 +150,9 @@ enum ChatCommand {
         }
         let transferPrinter = TransferPrinter(jsonMode: args.has("json"))
         manager.onTransfer = { [unowned manager] update in
-            transferPrinter.print(update)
+            transferPrinter.print(update, member: manager.transferMember(update.id))
             // A script cannot type /accept: without --auto-accept, offers are declined.
-            if case .offered(let id, _) = update, files.pendingOffers.contains(id) {
+            if case .offered(let id, _) = update, manager.pendingOffers.contains(id) {
                 manager.declineFile(id, reason: "the peer runs a script without --auto-accept")
             }
         }

@@ -13,6 +13,8 @@ final class Client {
     var core: any ChatCore
     var groupOptions: GroupSession.Options?
     var groupRandom: (() -> any RandomNumberGenerator)?
+    /// Each pair's file transfers, once in a group (as ChatManager makes them).
+    var groupFiles: (() -> FileTransfers)?
     var session: ChatSession { core as! ChatSession }
     var group: GroupSession { core as! GroupSession }
     /// A peer that opens no `ctl` and never acks (a browser, aiortc).
@@ -155,6 +157,7 @@ final class Client {
             // As ChatManager does: a GroupSession takes the room from here.
             let group = GroupSession(entry: entry, options: groupOptions ?? GroupSession.Options(chat: session.options, name: name),
                                      now: world.now, random: groupRandom ?? { SystemRandomNumberGenerator() })
+            group.makeTransfers = groupFiles
             core = group
             group.start(now: world.now)
         }

@@ -1,5 +1,6 @@
 @testable import ChatClient
 import Testing
+import FileTransfer
 import TestSupport
 
 /// Group rooms on the chat core (issue 31): members are `GroupSession`s, one
@@ -105,6 +106,49 @@ extension GroupTests {
         for other in [alice, bob, dave] {
             #expect(other.groupMessages.filter { $0.name == "carol" }.map(\.text) == ["c back"], "\(other.name)")
         }
+    }
+
+    /// `/send` to the group: one transfer per member, each answered by that
+    /// member alone. Bob (accepting everything) gets the file whole while
+    /// carol never answers; dave declines, and only his transfer ends.
+    @Test func aFileOfferedToTheGroupIsOneTransferPerMemberAndNobodyWaitsForAnother() throws {
+        let world = try World()
+        let sinks = ["bob": MemorySink(), "carol": MemorySink(), "dave": MemorySink()]
+        func files(_ name: String, autoAccept: Bool) -> () -> FileTransfers {
+            {
+                let files = FileTransfers { _ in sinks[name] ?? MemorySink() }
+                files.readsAhead = false   // the memory "disk" answers at once, on the world's clock
+                files.autoAccept = autoAccept
+                return files
+            }
+        }
+        let alice = world.startGroup("alice", .create(max: 4), files: files("alice", autoAccept: false))
+        #expect(world.run(until: { alice.code != nil }))
+        let code = try #require(alice.code)
+        let bob = world.startGroup("bob", .join(code: code), files: files("bob", autoAccept: true))
+        let carol = world.startGroup("carol", .join(code: code), files: files("carol", autoAccept: false))
+        let dave = world.startGroup("dave", .join(code: code), files: files("dave", autoAccept: false))
+        let members = [alice, bob, carol, dave]
+        #expect(world.run(until: { members.allSatisfy { $0.connectedMembers.count == 3 } }))
+        world.run(for: .seconds(1))
+        let bytes = pattern(2 << 20)
+        alice.group.offer({ MemorySource(file: "doc.bin", bytes: bytes) }, to: nil, now: world.now)
+        alice.process()
+        #expect(world.run(until: { dave.group.fileTransfers.contains { !$0.pendingOffers.isEmpty } }, limit: .seconds(10)))
+        let offered = try #require(dave.group.fileTransfers.flatMap(\.pendingOffers).first)
+        #expect(dave.group.memberName(transfer: offered) == "alice")
+        dave.group.handleTransfer(.decline(id: offered, reason: "no thanks"), now: world.now)
+        dave.process()
+        #expect(world.run(until: { alice.transfers.contains { if case .finished = $0 { true } else { false } } }, limit: .seconds(60)),
+                "\(alice.transfers)")
+        #expect(sinks["bob"]?.finished["doc.bin"] == bytes)
+        #expect(sinks["carol"]?.finished["doc.bin"] == nil && sinks["dave"]?.finished["doc.bin"] == nil)
+        // Alice: three transfers, one per member, numbered by member; bob's done, dave's declined, carol's waiting.
+        let declined = alice.transfers.compactMap { if case .declined(let id, let reason) = $0 { (id, reason) } else { nil } }
+        #expect(declined.count == 1 && declined.first?.1 == "no thanks" && alice.group.memberName(transfer: declined[0].0) == "dave")
+        let done = alice.transfers.compactMap { if case .finished(let id, .sending, _, _, _, _) = $0 { id } else { nil } }
+        #expect(done.count == 1 && alice.group.memberName(transfer: done[0]) == "bob")
+        #expect(carol.group.fileTransfers.flatMap(\.pendingOffers).count == 1)
     }
 
     /// A member that crashed and never comes back is waited for

@@ -125,7 +125,8 @@ final class World {
     }
 
     @discardableResult
-    func startGroup(_ name: String, _ how: GroupStart, unproven: UnprovenPolicy = .refuse) -> Client {
+    func startGroup(_ name: String, _ how: GroupStart, unproven: UnprovenPolicy = .refuse,
+                    files: (() -> FileTransfers)? = nil) -> Client {
         var options = ChatSession.Options(authority: "chat.test", host: "chat.test")
         options.unproven = unproven
         var seed = UInt64(clients.count + 500)
@@ -147,6 +148,7 @@ final class World {
         let client = Client(world: self, name: name, core: core, plain: false)
         client.groupOptions = GroupSession.Options(chat: options, name: name)
         client.groupRandom = random
+        client.groupFiles = files
         hosts[ObjectIdentifier(client)] = "\(name)#\(clients.count)"
         clients.append(client)
         setServerPaths(client)

@@ -68,7 +68,9 @@ import Testing
         let shown = alice.waitFor { $0.range(of: #"join \d{6}-[a-z]+-[a-z]+"#, options: .regularExpression) != nil }
         let code = try #require(shown.screen.range(of: #"\d{6}-[a-z]+-[a-z]+"#, options: .regularExpression).map { String(shown.screen[$0]) },
                                 "\(shown.screen)")
-        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json", "--as", "bob", "--no-store"], name: "bob")
+        let inbox = Harness.temporaryDirectory()
+        let bob = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json", "--as", "bob", "--no-store", "--auto-accept", inbox],
+                                           name: "bob")
         let carol = try ChildProcess.chatcli(["join", code, "--server", server.url, "--json", "--as", "carol", "--no-store"], name: "carol")
         #expect(alice.waitFor("[group · 3 here · /who] >", timeout: 40).ok, "\(alice.screen())")
         for script in [bob, carol] { #expect(script.waitForEvents("connected", count: 2, timeout: 40), "\(script.transcript)") }
@@ -82,6 +84,15 @@ import Testing
             #expect(Self.messages(script, count: script === bob ? 1 : 2).contains { $0.name == "alice" && $0.text == "hi both" },
                     "\(script.transcript)")
         }
+        // `/send` to the group: one transfer per member; bob's script takes it, carol's declines (no --auto-accept).
+        let report = Harness.temporaryDirectory() + "/report.txt"
+        try Data((0..<20_000).map { "line \($0)\n" }.joined().utf8).write(to: URL(fileURLWithPath: report))
+        alice.enter("/send " + report)
+        let sent = alice.waitFor { $0.contains("to bob: verified") && $0.contains("carol declined") }
+        #expect(sent.ok, "\(sent.screen)")
+        #expect(FileManager.default.contentsEqual(atPath: inbox + "/report.txt", andPath: report))
+        let offer = bob.waitForEvent("transfer_done", timeout: 20)
+        #expect(offer?["member_name"] as? String == "alice", "\(bob.transcript)")
         alice.enter("/quit")
         #expect(alice.waitForExit(timeout: 20) == 0)
         for script in [bob, carol] {

@@ -126,6 +126,7 @@ extension GroupSession {
                                    random: makeRandom())
             members[id] = Member(id: id, name: Self.handle(for: id), offers: offers, present: true, pair: pair)
             order.append(id)
+            attachTransfers(to: pair, index: order.count - 1)
             pair.start(now: now)   // its `.signaling(.start)` "joins" its two-member room (perform)
             return
         }

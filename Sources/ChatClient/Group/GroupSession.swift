@@ -72,6 +72,9 @@ public final class GroupSession {
     let options: Options
     var phase: Phase
     var now: Duration
+    /// Each new pair's file transfers, configured as the driver's (where
+    /// files go, `--auto-accept`, its wake); nil: no files in this chat.
+    public var makeTransfers: (() -> FileTransfers)?
     /// A generator for each session: the PAKE draws its secrets from it,
     /// so outside tests it must be the system's CSPRNG.
     let makeRandom: () -> any RandomNumberGenerator

@@ -178,3 +178,15 @@ public final class FileTransfers {
         }
     }
 }
+
+extension FileTransfers.Update {
+    /// The transfer this is about.
+    public var id: Int {
+        switch self {
+        case .offered(let id, _), .sending(let id, _, _), .accepted(let id), .declined(let id, _),
+             .progress(let id, _, _, _, _, _), .fileDone(let id, _, _, _), .finished(let id, _, _, _, _, _),
+             .failed(let id, _, _), .interrupted(let id, _):
+            return id
+        }
+    }
+}

@@ -21,6 +21,8 @@ extension InteractiveChat {
                 show(.error, "\(TerminalText.sanitize(path)) has a name your peer would refuse: \(error).")
                 return
             }
+            // A group: each member's pair reads the file through its own source.
+            if manager.group != nil { return manager.sendFileToGroup(path: path, skipped: source.skipped) }
             manager.sendFile(source, skipped: source.skipped)
         } catch {
             show(.error, "Cannot send: \(TerminalText.sanitize(error.message)).")
@@ -28,11 +30,11 @@ extension InteractiveChat {
     }
 
     func answer(_ id: Int?, accept: Bool) {
-        guard let files, let id = id ?? files.pendingOffers.last else {
+        guard files != nil, let id = id ?? manager.pendingOffers.last else {
             show(.error, "Your peer has offered nothing to \(accept ? "accept" : "decline").")
             return
         }
-        guard files.pendingOffers.contains(id) else {
+        guard manager.pendingOffers.contains(id) else {
             show(.error, "Transfer #\(id) is not waiting for an answer.")
             return
         }
@@ -45,11 +47,11 @@ extension InteractiveChat {
     }
 
     func cancelTransfer(_ id: Int?) {
-        guard let files, let id = id ?? files.active.last?.id ?? files.pendingOffers.last else {
+        guard files != nil, let id = id ?? manager.activeTransfers.last?.id ?? manager.pendingOffers.last else {
             show(.error, "No transfer is under way.")
             return
         }
-        if files.pendingOffers.contains(id) {
+        if manager.pendingOffers.contains(id) {
             manager.declineFile(id)
         } else {
             manager.cancelFile(id)
@@ -58,8 +60,8 @@ extension InteractiveChat {
 
     /// The prompt's part for transfers: each one under way, arrow and percentage first.
     var transferStatus: String {
-        guard let files else { return "" }
-        return files.active.map { t in
+        guard files != nil else { return "" }
+        return manager.activeTransfers.map { t in
             let arrow = t.direction == .sending ? "↑" : "↓"
             var name = TerminalText.sanitize(t.name)
             if name.count > 20 { name = String(name.prefix(19)) + "…" }
@@ -72,22 +74,27 @@ extension InteractiveChat {
     }
 
     func transferUpdate(_ update: FileTransfers.Update) {
+        // In a group, who the transfer is with; else "your peer".
+        let who = manager.transferMember(update.id).map { DisplayName.clean($0.name) ?? "a member" }
+        let peer = who ?? "Your peer"
         switch update {
         case .offered(let id, let offer):
-            if files?.pendingOffers.contains(id) == true {
-                show(.important, "Your peer offers \(TransferPrinter.describe(offer)) as #\(id): /accept to receive it, /decline to refuse.")
+            if manager.pendingOffers.contains(id) {
+                // In a group several offers may wait: the number says which.
+                let number = who == nil ? "" : " \(id)"
+                show(.important, "\(peer) offers \(TransferPrinter.describe(offer)) as #\(id): /accept\(number) to receive it, /decline\(number) to refuse.")
             } else {
-                show(.important, "Your peer sends \(TransferPrinter.describe(offer)) as #\(id); receiving.")
+                show(.important, "\(peer) sends \(TransferPrinter.describe(offer)) as #\(id); receiving.")
             }
         case .sending(let id, let offer, let skipped):
-            show(.notice, "Offered \(TransferPrinter.describe(offer)) as #\(id); waiting for your peer to accept.")
+            show(.notice, "Offered \(TransferPrinter.describe(offer)) as #\(id); waiting for \(who ?? "your peer") to accept.")
             if !skipped.isEmpty {
                 show(.notice, "Left out (\(skipped.count)): " + skipped.prefix(5).map(TerminalText.sanitize).joined(separator: "; ") + (skipped.count > 5 ? "; …" : ""))
             }
         case .accepted(let id):
             show(.notice, "Transfer #\(id) accepted; progress shows in the prompt.")
         case .declined(let id, let reason):
-            show(.error, "Your peer declined #\(id) (\(TerminalText.sanitize(reason))).")
+            show(.error, "\(peer) declined #\(id) (\(TerminalText.sanitize(reason))).")
         case .progress:
             break
         case .fileDone(let id, _, let path, let ok):
@@ -95,7 +102,7 @@ extension InteractiveChat {
         case .finished(let id, let direction, let location, let mismatches, _, _):
             let verdict = mismatches == 0 ? "verified (SHA-256)" : "\(mismatches) file\(mismatches == 1 ? "" : "s") failed verification"
             if direction == .sending {
-                show(mismatches == 0 ? .important : .error, "Sent #\(id): \(verdict).")
+                show(mismatches == 0 ? .important : .error, "Sent #\(id)\(who.map { " to \($0)" } ?? ""): \(verdict).")
             } else {
                 show(mismatches == 0 ? .important : .error, "Received #\(id) into \(TerminalText.sanitize(location ?? "?")): \(verdict).")
             }

@@ -21,9 +21,12 @@ public final class TransferPrinter {
         bar = !jsonMode && terminal
     }
 
-    public func print(_ update: FileTransfers.Update) {
+    /// `member`: in a group, the member the transfer is with (`"member"`, `"member_name"` in JSON).
+    public func print(_ update: FileTransfers.Update, member: (id: String, name: String)? = nil) {
         if jsonMode {
-            if let json = Self.json(update) { Output.write(json.serialized + "\n", to: jsonFD) }
+            guard case .object(var fields)? = Self.json(update) else { return }
+            if let member { fields += [("member", .string(member.id)), ("member_name", .string(member.name))] }
+            Output.write(JSON.object(fields).serialized + "\n", to: jsonFD)
             return
         }
         if case .progress(_, _, let done, let total, let rate, let eta) = update {
