@@ -66,12 +66,20 @@ extension InteractiveChat {
         case .leave: manager.leaveNow()
         case .clear: editor.clearScreen()
         case .show: showFolded()
-        case .status: show(.notice, statusReport().lines.joined(separator: "\n"))
+        case .status:
+            // In a group each member has its own path: /who lists them.
+            show(.notice, manager.group != nil ? whoReport() : statusReport().lines.joined(separator: "\n"))
         case .who: show(.notice, whoReport())
         case .to(let rest):
             guard manager.group != nil else { return show(.error, "/to is for group chats: in this chat everything goes to your peer.") }
             manager.send(line: "/to " + rest)
-        case .verify: showSafetyWords()
+        case .verify:
+            // Each pair has its own words; a group's connections are proven by the code (see /who).
+            if manager.group != nil {
+                show(.notice, "In a group each member has its own safety words; /who says which members the code proved.")
+            } else {
+                showSafetyWords()
+            }
         case .verifyOK: markVerified()
         case .name(let raw): rename(raw)
         case .send(let path): offer(path)
