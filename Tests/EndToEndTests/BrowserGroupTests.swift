@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Group rooms in the web page (issue 31; WireProtocol §2b, §4d): real
+/// headless Chromium and Firefox beside chatcli in one room, one pairwise
+/// connection per member, every pair proven by the code, lines by name.
+@Suite(.ownThread, .serialized, .enabled(if: BrowserLab.available, "needs root, chromium and firefox-esr"))
+struct BrowserGroupTests {
+    /// The other members' lines a page shows, as "name|text", once there are `count`.
+    static func lines(_ page: Browser, count: Int) throws -> [String] {
+        let js = "(() => { const t = [...document.querySelectorAll('#messages li.peer')]"
+            + ".map(e => e.querySelector('.who').textContent.replace(/:$/, '') + '|' + e.querySelector('.text').textContent);"
+            + " return t.length >= \(count) ? t : null; })()"
+        return try page.wait(js, timeout: 60, "\(count) lines") as? [String] ?? []
+    }
+
+    /// Opens the start page, types a name, then the whole code, as a person would.
+    static func join(_ page: Browser, as name: String, code: String) throws {
+        try page.open(BrowserLab.serverURL + "/")
+        _ = try page.eval("(() => { document.getElementById('name').value = \(Browser.literal(name)); return true; })()")
+        try page.typeCode(code)
+    }
+
+    static func events(_ member: ChildProcess, _ event: String) -> [[String: Any]] {
+        member.stdout.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["event"] as? String == event }
+    }
+
+    static func status(_ page: Browser) throws -> String {
+        try page.eval("document.getElementById('status').textContent") as? String ?? ""
+    }
+
+    @Test func chatcliChromiumAndFirefoxChatInOneGroupEveryPairProvenByTheCode() throws {
+        let lab = try BrowserLab()
+        let alice = try lab.chatcli(["create", "--group", "--max", "3", "--as", "alice"], name: "alice")
+        let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
+        let chromium = try lab.browser("chromium"), firefox = try lab.browser("firefox")
+        try Self.join(chromium, as: "bob", code: code)
+        try Self.join(firefox, as: "carol", code: code)
+        for page in [chromium, firefox] {
+            _ = try page.wait("document.body.dataset.proven === '2' && document.body.dataset.members === '3'", timeout: 90,
+                              "both other members proven")
+            #expect(try Self.status(page).contains("3 here"), "\(page.snapshot())")
+            let auth = try page.eval("[...document.querySelectorAll('#members li')].map(e => e.dataset.auth).join()") as? String
+            #expect(auth == "pake,pake", "\(page.kind): \(page.snapshot())")
+        }
+        #expect(alice.waitForEvents("connected", count: 2, timeout: 60), "\(alice.transcript)")
+        #expect(Self.events(alice, "connected").map { $0["auth"] as? String } == ["pake", "pake"], "\(alice.transcript)")
+
+        alice.write("hi from alice\n")
+        try chromium.send(["hi from bob"])
+        try firefox.send(["hi from carol"])
+        #expect(Set(GroupChatTests.messages(alice, count: 2).map { "\($0.name)|\($0.text)" }) == ["bob|hi from bob", "carol|hi from carol"],
+                "\(alice.transcript)")
+        #expect(Set(try Self.lines(chromium, count: 2)) == ["alice|hi from alice", "carol|hi from carol"], "\(chromium.snapshot())")
+        #expect(Set(try Self.lines(firefox, count: 2)) == ["alice|hi from alice", "bob|hi from bob"], "\(firefox.snapshot())")
+
+        // bob leaves: the others are told, by name, and go on.
+        try chromium.click("leave")
+        try chromium.waitForState("left")
+        _ = try firefox.wait("document.body.dataset.members === '2'", timeout: 30, "bob gone")
+        #expect(try firefox.eval("[...document.querySelectorAll('#messages li.note')].some(e => e.textContent.includes('bob left the group.'))")
+                as? Bool == true, "\(firefox.snapshot())")
+        #expect(alice.waitForEvent("member_left", timeout: 20)?["name"] as? String == "bob", "\(alice.transcript)")
+        alice.closeInput()
+        #expect(alice.waitForExit(timeout: 30) == 0, "\(alice.transcript)")
+        _ = try firefox.wait("document.body.dataset.members === '1'", timeout: 30, "alice gone")
+    }
+}
