@@ -67,4 +67,39 @@ struct BrowserGroupTests {
         #expect(alice.waitForExit(timeout: 30) == 0, "\(alice.transcript)")
         _ = try firefox.wait("document.body.dataset.members === '1'", timeout: 30, "alice gone")
     }
+
+    /// The page makes the group (the form's group choice); chatcli joins
+    /// twice: with the whole code (proven, lines both ways by name) and
+    /// with the six digits only (unproven: nothing crosses with the page,
+    /// though that chatcli accepts unproven members; its pair with the
+    /// member who typed the whole code fails, as chatcli's rule is).
+    @Test func aPageCreatesAGroupChatcliWithTheWholeCodeIsProvenAndOneWithTheDigitsGetsNothing() throws {
+        let lab = try BrowserLab()
+        let page = try lab.browser("chromium")
+        try page.open(BrowserLab.serverURL + "/")
+        _ = try page.eval("""
+            (() => { document.getElementById('name').value = 'dana'; document.getElementById('group').checked = true;
+              document.getElementById('group-max').value = '3'; document.getElementById('create').click(); return true; })()
+            """)
+        let whole = try #require(try page.wait("document.body.dataset.state === 'waiting' && document.getElementById('code-cli').textContent",
+                                                timeout: 30, "a code") as? String)
+        #expect((try Self.status(page)).contains("up to 3"), "\(page.snapshot())")
+        let bob = try lab.chatcli(["join", whole, "--as", "bob"], name: "bob")
+        _ = try page.wait("document.body.dataset.proven === '1'", timeout: 60, "bob proven")
+        let carol = try lab.chatcli(["join", String(whole.prefix(6)), "--as", "carol"], name: "carol")
+        _ = try page.wait("document.body.dataset.members === '3' && !!document.querySelector('#members li[data-auth=unproven]')",
+                          timeout: 60, "carol here, unproven")
+        #expect(try page.eval("document.body.dataset.proven") as? String == "1", "\(page.snapshot())")
+        #expect(bob.waitForEvents("connected", count: 1, timeout: 60), "\(bob.transcript)")
+        #expect(Self.events(bob, "connected").map { $0["auth"] as? String } == ["pake"], "\(bob.transcript)")
+
+        carol.write("hi from carol\n")
+        bob.write("hi from bob\n")
+        try page.send(["hi from dana"])
+        #expect(GroupChatTests.messages(bob, count: 1).map { "\($0.name)|\($0.text)" } == ["dana|hi from dana"], "\(bob.transcript)")
+        #expect(try Self.lines(page, count: 1) == ["bob|hi from bob"], "\(page.snapshot())")
+        // carol's line went before bob's, and the page's to bob arrived: neither crossed with carol.
+        #expect(try page.eval("document.querySelectorAll('#messages li.peer').length") as? Int == 1, "\(page.snapshot())")
+        #expect(!carol.stdout.contains { $0.contains("hi from dana") }, "\(carol.transcript)")
+    }
 }
