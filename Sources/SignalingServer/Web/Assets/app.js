@@ -314,11 +314,11 @@
         chat.code = randomCode();
         const r = await api('POST', '/api/rooms', { joinid: chat.code, expiresInSeconds: 3600, client1: chat.deviceId, ...(group ? { group: true, max } : {}) });
         if (r.status === 201 || r.status === 200) created = true;
+        else if (r.status !== 409) return fail(`The server refused to create a chat (${(r.data && r.data.error) || r.status}).`);
         if (created && group) {
           if (!r.data || r.data.group !== true || !isMemberId(r.data.memberId)) return fail('This server does not make group chats; create a two-person chat instead.');
           seat = { memberId: r.data.memberId, max: Number.isInteger(r.data.max) ? r.data.max : max };
         }
-        else if (r.status !== 409) return fail(`The server refused to create a chat (${(r.data && r.data.error) || r.status}).`);
       }
     } catch (_) {
       return fail('Cannot reach the server. Check your connection and reload the page.');
