@@ -27,6 +27,15 @@ struct BrowserGroupTests {
             .filter { $0["event"] as? String == event }
     }
 
+    /// A phone-sized screenshot, kept for people to look at, that fits the viewport.
+    static func screenshot(_ page: Browser, _ name: String) throws {
+        try FileManager.default.createDirectory(atPath: BrowserLab.artifacts, withIntermediateDirectories: true)
+        let path = "\(BrowserLab.artifacts)/\(name)-\(page.kind)-390x844.png"
+        let shot = try page.screenshot(path, width: 390, height: 844)
+        #expect((shot["ink"] as? Double ?? 0) > 0.02, "\(path) looks blank: \(shot)")
+        #expect(try page.eval("document.documentElement.scrollWidth <= window.innerWidth") as? Bool == true, "\(path): nothing wider than the viewport")
+    }
+
     static func status(_ page: Browser) throws -> String {
         try page.eval("document.getElementById('status').textContent") as? String ?? ""
     }
@@ -55,6 +64,7 @@ struct BrowserGroupTests {
                 "\(alice.transcript)")
         #expect(Set(try Self.lines(chromium, count: 2)) == ["alice|hi from alice", "carol|hi from carol"], "\(chromium.snapshot())")
         #expect(Set(try Self.lines(firefox, count: 2)) == ["alice|hi from alice", "bob|hi from bob"], "\(firefox.snapshot())")
+        try Self.screenshot(chromium, "group")
 
         // bob leaves: the others are told, by name, and go on.
         try chromium.click("leave")
@@ -77,6 +87,8 @@ struct BrowserGroupTests {
         let lab = try BrowserLab()
         let page = try lab.browser("chromium")
         try page.open(BrowserLab.serverURL + "/")
+        _ = try page.wait("document.body.dataset.state === 'idle'", timeout: 30, "the start page")
+        try Self.screenshot(page, "group-start")
         _ = try page.eval("""
             (() => { document.getElementById('name').value = 'dana'; document.getElementById('group').checked = true;
               document.getElementById('group-max').value = '3'; document.getElementById('create').click(); return true; })()
