@@ -79,11 +79,12 @@ struct BrowserGroupTests {
     }
 
     /// The page makes the group (the form's group choice); chatcli joins
-    /// twice: with the whole code (proven, lines both ways by name) and
+    /// three times: with the whole code (proven, lines both ways by name),
     /// with the six digits only (unproven: nothing crosses with the page,
     /// though that chatcli accepts unproven members; its pair with the
-    /// member who typed the whole code fails, as chatcli's rule is).
-    @Test func aPageCreatesAGroupChatcliWithTheWholeCodeIsProvenAndOneWithTheDigitsGetsNothing() throws {
+    /// member who typed the whole code fails, as chatcli's rule is), and
+    /// with other words (that pair fails and is shown; the others go on).
+    @Test func aPageCreatesAGroupWhereOnlyMembersWithTheWholeCodeGetItsLines() throws {
         let lab = try BrowserLab()
         let page = try lab.browser("chromium")
         try page.open(BrowserLab.serverURL + "/")
@@ -91,11 +92,11 @@ struct BrowserGroupTests {
         try Self.screenshot(page, "group-start")
         _ = try page.eval("""
             (() => { document.getElementById('name').value = 'dana'; document.getElementById('group').checked = true;
-              document.getElementById('group-max').value = '3'; document.getElementById('create').click(); return true; })()
+              document.getElementById('group-max').value = '4'; document.getElementById('create').click(); return true; })()
             """)
         let whole = try #require(try page.wait("document.body.dataset.state === 'waiting' && document.getElementById('code-cli').textContent",
                                                 timeout: 30, "a code") as? String)
-        #expect((try Self.status(page)).contains("up to 3"), "\(page.snapshot())")
+        #expect((try Self.status(page)).contains("up to 4"), "\(page.snapshot())")
         let bob = try lab.chatcli(["join", whole, "--as", "bob"], name: "bob")
         _ = try page.wait("document.body.dataset.proven === '1'", timeout: 60, "bob proven")
         let carol = try lab.chatcli(["join", String(whole.prefix(6)), "--as", "carol"], name: "carol")
@@ -104,6 +105,14 @@ struct BrowserGroupTests {
         #expect(try page.eval("document.body.dataset.proven") as? String == "1", "\(page.snapshot())")
         #expect(bob.waitForEvents("connected", count: 1, timeout: 60), "\(bob.transcript)")
         #expect(Self.events(bob, "connected").map { $0["auth"] as? String } == ["pake"], "\(bob.transcript)")
+        let secret = String(whole.dropFirst(7))
+        let wrong = secret.hasPrefix("able-") ? "active-" + secret.dropFirst(5) : "able-" + secret.split(separator: "-")[1]
+        let eve = try lab.chatcli(["join", "\(whole.prefix(6))-\(wrong)", "--as", "eve"], name: "eve")
+        _ = try page.wait("!!document.body.dataset.pairFailed", timeout: 60, "eve's pair failed")
+        #expect(try page.eval("[...document.querySelectorAll('#messages li.note')].some(e => e.textContent.includes('The code did not match with'))")
+                as? Bool == true, "\(page.snapshot())")
+        #expect(eve.waitForEvents("error", count: 1, timeout: 30), "\(eve.transcript)")
+        #expect(Self.events(eve, "error").first?["error"] as? String == "pake_failed", "\(eve.transcript)")
 
         carol.write("hi from carol\n")
         bob.write("hi from bob\n")
@@ -113,5 +122,6 @@ struct BrowserGroupTests {
         // carol's line went before bob's, and the page's to bob arrived: neither crossed with carol.
         #expect(try page.eval("document.querySelectorAll('#messages li.peer').length") as? Int == 1, "\(page.snapshot())")
         #expect(!carol.stdout.contains { $0.contains("hi from dana") }, "\(carol.transcript)")
+        #expect(!eve.stdout.contains { $0.contains("hi from dana") }, "\(eve.transcript)")
     }
 }
