@@ -40,9 +40,16 @@ struct BrowserGroupTests {
         try page.eval("document.getElementById('status').textContent") as? String ?? ""
     }
 
+    /// Three members, every pair proven; then the chatcli member is killed
+    /// and resumed (the pages wait for it, prove the code again on new
+    /// connections and deliver what they typed meanwhile, once); then a page leaves.
     @Test func chatcliChromiumAndFirefoxChatInOneGroupEveryPairProvenByTheCode() throws {
         let lab = try BrowserLab()
-        let alice = try lab.chatcli(["create", "--group", "--max", "3", "--as", "alice"], name: "alice")
+        // alice is saved (the store keeps her seat and whole code) so that she can resume.
+        let saved = ["/usr/bin/env", "CHATCLI_PASSPHRASE=browser group test", "XDG_DATA_HOME=\(Harness.temporaryDirectory())",
+                     Harness.chatcliPath]
+        var alice = try lab.exec(saved + ["create", "--group", "--max", "3", "--as", "alice", "--name", "team", "--server", lab.url, "--json"],
+                                 name: "alice")
         let code = try #require(alice.waitForEvent("code", timeout: 20)?["code"] as? String, "\(alice.transcript)")
         let chromium = try lab.browser("chromium"), firefox = try lab.browser("firefox")
         try Self.join(chromium, as: "bob", code: code)
@@ -65,6 +72,26 @@ struct BrowserGroupTests {
         #expect(Set(try Self.lines(chromium, count: 2)) == ["alice|hi from alice", "carol|hi from carol"], "\(chromium.snapshot())")
         #expect(Set(try Self.lines(firefox, count: 2)) == ["alice|hi from alice", "bob|hi from bob"], "\(firefox.snapshot())")
         try Self.screenshot(chromium, "group")
+
+        // alice is killed: the pages wait for her; what they type meanwhile reaches her once she is back.
+        alice.signal(SIGKILL)
+        _ = alice.waitForExit()
+        for page in [chromium, firefox] { _ = try page.wait("document.body.dataset.members === '2'", timeout: 30, "alice away") }
+        try chromium.send(["b1"])
+        try firefox.send(["c1"])
+        alice = try lab.exec(saved + ["resume", "team", "--as", "alice", "--json"], name: "alice again")
+        #expect(Set(GroupChatTests.messages(alice, count: 2).map { "\($0.name)|\($0.text)" }) == ["bob|b1", "carol|c1"], "\(alice.transcript)")
+        for page in [chromium, firefox] {
+            _ = try page.wait("document.body.dataset.proven === '2' && document.body.dataset.members === '3'", timeout: 60, "alice back, proven")
+        }
+        alice.write("alice is back\n")
+        #expect(Set(try Self.lines(chromium, count: 4)) == ["alice|hi from alice", "carol|hi from carol", "carol|c1", "alice|alice is back"],
+                "\(chromium.snapshot())")
+        #expect(Set(try Self.lines(firefox, count: 4)) == ["alice|hi from alice", "bob|hi from bob", "bob|b1", "alice|alice is back"],
+                "\(firefox.snapshot())")
+        #expect(alice.receivedMessages.count == 2, "each line once: \(alice.transcript)")
+        #expect(try firefox.eval("[...document.querySelectorAll('#messages li.note')].some(e => e.textContent.includes('alice is back.'))")
+                as? Bool == true, "\(firefox.snapshot())")
 
         // bob leaves: the others are told, by name, and go on.
         try chromium.click("leave")
