@@ -381,7 +381,7 @@
       chat.roomId = r.data.roomid;
       history.replaceState(null, '', '/');   // the code is spent; keep it out of history
       if (r.data.group === true) {
-        if (!isMemberId(r.data.memberId)) return fail('The server answered with a group room this page cannot read; try again, or ask for a new code.');
+        if (!isMemberId(r.data.memberId)) return fail('The server\'s answer for this group is malformed; ask for a new code.');
         return startGroup({ memberId: r.data.memberId, max: Number.isInteger(r.data.max) ? r.data.max : 8 }, false);
       }
       return startChat();
@@ -441,7 +441,7 @@
   const joinRoom = () => send({ type: 'join_room', roomId: chat.roomId, ...(chat.group && { deviceId: chat.deviceId }) });
 
   async function signal(m) {
-    if (chat.group && !['connected', 'pong', 'room_full'].includes(m.type)) return groupSignal(m);
+    if (chat.group && !['connected', 'pong', 'room_full', 'error'].includes(m.type)) return groupSignal(m);
     switch (m.type) {
       case 'connected':
         chat.clientId = m.clientId;
@@ -484,7 +484,12 @@
       case 'left_room':
         break;
       case 'error':
-        if (m.error === 'room_not_found') { chat.ended = true; closePeer(); fail('This chat no longer exists on the server.'); }
+        if (m.error === 'room_not_found' || m.error === 'not_a_member') {
+          chat.ended = true;
+          closePeer();
+          if (chat.group) groupPairs().forEach(pairClose);
+          fail('This chat no longer exists on the server.');
+        }
         break;
     }
   }
@@ -1222,18 +1227,17 @@
     const pairs = groupPairs().filter((p) => !p.ended);
     const here = 1 + pairs.filter((p) => p.present).length;
     const proven = pairs.filter((p) => p.auth === 'pake').length;
-    document.body.dataset.members = here;
-    document.body.dataset.proven = proven;
+    Object.assign(document.body.dataset, { members: here, proven });
     const list = $('members');
     list.replaceChildren(...pairs.map((p) => {
       const li = document.createElement('li');
       li.dataset.member = p.id;
       li.dataset.auth = p.auth || 'checking';
       const how = p.path ? (p.path.relay ? ', through a relay' : ', directly') : '';
-      li.textContent = `${p.name}: ` + (!p.present ? 'away; what you type waits for them'
+      li.textContent = `${p.name}: ` + (!p.present ? 'away'
         : p.auth === 'pake' ? `verified by code${how}`
           : p.auth === 'unproven' ? 'not proven by the code, so nothing crosses'
-            : 'connecting; checking the code…');
+            : 'checking the code…');
       return li;
     }));
     if (chat.ended || chat.leaving) return;
@@ -1277,14 +1281,6 @@
         else if (typeof m.sdp === 'string') await (m.type === 'webrtc_offer' ? takeOffer(m.sdp, p) : takeAnswer(m.sdp, p));
         break;
       }
-      case 'error':
-        if (m.error === 'room_not_found' || m.error === 'not_a_member') {
-          chat.ended = true;
-          for (const p of groupPairs()) pairClose(p);
-          fail('This group chat no longer exists on the server; start or join another.');
-          finished();
-        }
-        break;
     }
   }
 
@@ -1459,7 +1455,7 @@
     document.body.dataset.pairFailed = p.id;
     const closing = { ...p };
     p.pc = p.chatCh = p.ctlCh = null;
-    pairEnded(p, `The code did not match with ${p.name} (other secret words, or someone in the middle): nothing was sent to them or shown from them; the others go on.`);
+    pairEnded(p, `The code did not match with ${p.name} (other secret words, or someone in the middle): nothing crossed with them; the others go on.`);
     setTimeout(() => pairClose(closing), 2000);
   }
 
@@ -1470,7 +1466,9 @@
     sendControl({ type: 'hello', delivery: 1, epoch: box.epoch, next: box.entries.length ? box.entries[0].seq : box.nextSeq }, p);
     sendControl({ type: 'name', name: ownGroupName() }, p);
     for (const entry of box.entries) { p.chatCh.send(entry.text); entry.sent = true; }
-    note(`${p.name}: connected, end-to-end encrypted, verified by code.`);
+    p.announce = true;   // by name, once it came (or the wait ended)
+    if (p.named) pairNameSettled(p);
+    else if (p.nameTimer === null) p.nameTimer = setTimeout(() => pairNameSettled(p), NAME_WAIT_MS);
     const held = p.held;
     p.held = [];
     for (const [kind, text] of held) if (kind === 'chat') pairInbox(p, text); else pairControl(p, text);
@@ -1540,6 +1538,8 @@
     clearTimeout(p.nameTimer);
     p.nameTimer = null;
     p.named = true;
+    if (p.announce) note(`${p.name}: connected, end-to-end encrypted, verified by code.`);
+    p.announce = false;
     const waiting = p.waiting;
     p.waiting = [];
     for (const text of waiting) addLine('peer', p.name, text);
@@ -1551,7 +1551,7 @@
     const taken = name === ownGroupName() || groupPairs().some((q) => q !== p && !q.ended && q.name === name);
     const shown = taken ? `${name} (${p.id.slice(0, 4)})` : name;
     if (shown !== p.name) {
-      note(`${p.name} is now called ${shown}.`);
+      if (p.named) note(`${p.name} is now called ${shown}.`);
       p.name = shown;
       groupStatus();
     }
@@ -1560,7 +1560,7 @@
 
   function groupSend(text) {
     const to = groupPairs().filter((p) => !p.ended && p.auth !== 'unproven');
-    if (!to.length) return note('Nobody here can get it (nobody came, or nobody is proven by the code): not sent.');
+    if (!to.length) return note('Not sent: nobody here is proven by the code (or nobody came).');
     for (const p of to) {
       const entry = { seq: p.outbox.nextSeq++, text, sent: false };
       p.outbox.entries.push(entry);
@@ -1571,13 +1571,6 @@
 
   function groupUndelivered() {
     return groupPairs().filter((p) => !p.ended && p.speaksDelivery && p.outbox.entries.length).length;
-  }
-
-  function groupLeave() {
-    chat.leaving = true;
-    $('leave').disabled = true;
-    setStatus('Leaving…', 'leaving');
-    leaveTimer = setTimeout(groupFinishLeave, groupUndelivered() ? 3000 : 0);
   }
 
   function groupFinishLeave() {
@@ -1613,11 +1606,11 @@
   let leaveTimer = null;
   function leave() {
     if (chat.ended) return;
-    if (chat.group) return groupLeave();
     chat.leaving = true;
     $('leave').disabled = true;
     setStatus('Leaving…', 'leaving');
-    leaveTimer = setTimeout(finishLeave, peerSpeaksDelivery && outbox.entries.length ? 3000 : 0);
+    if (chat.group) leaveTimer = setTimeout(groupFinishLeave, groupUndelivered() ? 3000 : 0);
+    else leaveTimer = setTimeout(finishLeave, peerSpeaksDelivery && outbox.entries.length ? 3000 : 0);
   }
 
   function maybeFinishLeave() {
