@@ -263,6 +263,8 @@
     pakeTimer: null, pakeRan: false, provenFingerprint: null, held: [], shown: null, toldUnproven: false,
     // Not proven by the code: held until the person compares the safety words and accepts them.
     awaitingAcceptance: false, acceptedFingerprint: null,
+    // A group room (WireProtocol §2b): this member's id, the room's size and one pair per other member.
+    group: null,
   };
 
   async function loadICEServers() {
@@ -296,16 +298,27 @@
   }
 
   async function create() {
+    const group = $('group').checked, max = Number($('group-max').value);
+    if (group && !(Number.isInteger(max) && max >= 3 && max <= 8)) {
+      $('group-max').setAttribute('aria-invalid', 'true');
+      setStatus('A group holds 3 to 8 people: choose a size in that range.');
+      return;
+    }
     $('create').disabled = true;
     chat.name = cleanName($('name').value);
+    let seat = null;
     setStatus('Creating a chat…', 'creating');
     let created = false;
     try {
       for (let attempt = 0; attempt < 10 && !created; attempt++) {
         chat.code = randomCode();
-        const r = await api('POST', '/api/rooms', { joinid: chat.code, expiresInSeconds: 3600, client1: chat.deviceId });
+        const r = await api('POST', '/api/rooms', { joinid: chat.code, expiresInSeconds: 3600, client1: chat.deviceId, ...(group ? { group: true, max } : {}) });
         if (r.status === 201 || r.status === 200) created = true;
         else if (r.status !== 409) return fail(`The server refused to create a chat (${(r.data && r.data.error) || r.status}).`);
+        if (created && group) {
+          if (!r.data || r.data.group !== true || !isMemberId(r.data.memberId)) return fail('This server does not make group chats; create a two-person chat instead.');
+          seat = { memberId: r.data.memberId, max: Number.isInteger(r.data.max) ? r.data.max : max };
+        }
       }
     } catch (_) {
       return fail('Cannot reach the server. Check your connection and reload the page.');
@@ -319,7 +332,7 @@
     $('link').href = link;
     show(['invite']);
     $('leave').hidden = false;
-    setStatus('Waiting for your peer to join…', 'waiting');
+    setStatus(seat ? `Waiting for others to join (up to ${seat.max} people)…` : 'Waiting for your peer to join…', 'waiting');
     $('copy').focus();
     while (!chat.roomId && !chat.leaving) {
       let r;
@@ -334,6 +347,7 @@
       else if (r.status !== 204) await new Promise((done) => setTimeout(done, 1000));
     }
     if (chat.leaving) return;
+    if (seat) return startGroup(seat, true);
     chat.initiator = true;
     await startChat();
   }
@@ -366,8 +380,13 @@
     if (r.status === 200 && r.data && r.data.roomid) {
       chat.roomId = r.data.roomid;
       history.replaceState(null, '', '/');   // the code is spent; keep it out of history
+      if (r.data.group === true) {
+        if (!isMemberId(r.data.memberId)) return fail('The server\'s answer for this group is malformed; ask for a new code.');
+        return startGroup({ memberId: r.data.memberId, max: Number.isInteger(r.data.max) ? r.data.max : 8 }, false);
+      }
       return startChat();
     }
+    if (r.status === 409 && r.data && r.data.error === 'room_full') return fail('This group chat is full: ask someone in it to make a bigger one.');
     const reasons = {
       404: 'No chat waits with this code (it may have expired). Ask for a new one.',
       409: 'Someone already joined this chat.',
@@ -418,11 +437,15 @@
     };
   }
 
+  // A group's member presents its device (WireProtocol §2b).
+  const joinRoom = () => send({ type: 'join_room', roomId: chat.roomId, ...(chat.group && { deviceId: chat.deviceId }) });
+
   async function signal(m) {
+    if (chat.group && !['connected', 'pong', 'room_full', 'error'].includes(m.type)) return groupSignal(m);
     switch (m.type) {
       case 'connected':
         chat.clientId = m.clientId;
-        send({ type: 'join_room', roomId: chat.roomId });
+        joinRoom();
         break;
       case 'pong':
         clearTimeout(chat.pongTimer);
@@ -440,7 +463,7 @@
         if (chat.initiator) await makeOffer();
         break;
       case 'room_full':
-        setTimeout(() => send({ type: 'join_room', roomId: chat.roomId }), 1000 + Math.random() * 1000);
+        setTimeout(joinRoom, 1000 + Math.random() * 1000);
         break;
       case 'webrtc_offer':
         if (typeof m.sdp === 'string') await takeOffer(m.sdp);
@@ -461,7 +484,12 @@
       case 'left_room':
         break;
       case 'error':
-        if (m.error === 'room_not_found') { chat.ended = true; closePeer(); fail('This chat no longer exists on the server.'); }
+        if (m.error === 'room_not_found' || m.error === 'not_a_member') {
+          chat.ended = true;
+          closePeer();
+          if (chat.group) groupPairs().forEach(pairClose);
+          fail('This chat no longer exists on the server.');
+        }
         break;
     }
   }
@@ -480,15 +508,15 @@
     inboxOpened();
     pc.onicecandidate = (e) => {
       if (chat.pc !== pc) return;
-      const c = e.candidate;
-      send({ type: 'ice_candidate', candidate: c && c.candidate
-        ? { candidate: c.candidate, sdpMLineIndex: c.sdpMLineIndex ?? 0, sdpMid: c.sdpMid ?? '0' }
-        : { candidate: '', sdpMLineIndex: 0, sdpMid: '0' } });
+      send({ type: 'ice_candidate', candidate: candidateOf(e.candidate) });
     };
     pc.onconnectionstatechange = () => { if (chat.pc === pc) connectionChanged(pc); };
     pc.ondatachannel = (e) => { if (chat.pc === pc) attach(e.channel); };
     return pc;
   }
+
+  const candidateOf = (c) => (c && c.candidate ? { candidate: c.candidate, sdpMLineIndex: c.sdpMLineIndex ?? 0, sdpMid: c.sdpMid ?? '0' }
+    : { candidate: '', sdpMLineIndex: 0, sdpMid: '0' });
 
   function closePeer() {
     const pc = chat.pc, channels = [chat.chatChannel, chat.ctlChannel];
@@ -513,42 +541,44 @@
     send({ type: 'webrtc_offer', sdp: announced(pc.localDescription.sdp) });
   }
 
-  async function takeOffer(sdp) {
-    const fingerprint = fingerprintOf(sdp);
-    let pc = chat.pc;
+  // These three serve a group's pair `p` (its signaling addressed `to` its member) as well as the two-person chat.
+  async function takeOffer(sdp, p) {
+    const h = p || chat, fingerprint = fingerprintOf(sdp);
+    let pc = h.pc;
     // A new peer process (a resumed chatcli) has a new certificate: only a new connection can talk to it.
-    const sameCert = pc && chat.remoteFingerprint && fingerprint && fingerprint.bytes.join() === chat.remoteFingerprint.bytes.join();
-    if (!pc || !sameCert || pc.signalingState === 'closed') pc = newPeerConnection(false);
+    const sameCert = pc && h.remoteFingerprint && fingerprint && fingerprint.bytes.join() === h.remoteFingerprint.bytes.join();
+    if (!pc || !sameCert || pc.signalingState === 'closed') pc = p ? pairConnection(p, false) : newPeerConnection(false);
     if (pc.signalingState === 'have-local-offer') await pc.setLocalDescription({ type: 'rollback' });
     await pc.setRemoteDescription({ type: 'offer', sdp });
-    chat.remoteFingerprint = fingerprint;
-    chat.peerRunsPAKE = runsPAKE(sdp);
-    await flushCandidates(pc);
+    h.remoteFingerprint = fingerprint;
+    h.peerRunsPAKE = runsPAKE(sdp);
+    await flushCandidates(pc, h);
     await pc.setLocalDescription(await pc.createAnswer());
-    send({ type: 'webrtc_answer', sdp: announced(pc.localDescription.sdp) });
+    send({ type: 'webrtc_answer', ...(p && { to: p.id }), sdp: announced(pc.localDescription.sdp) });
   }
 
-  async function takeAnswer(sdp) {
-    const pc = chat.pc;
+  async function takeAnswer(sdp, p) {
+    const h = p || chat, pc = h.pc;
     if (!pc || pc.signalingState !== 'have-local-offer') return;
     const fingerprint = fingerprintOf(sdp);
-    if (chat.remoteFingerprint && fingerprint && fingerprint.bytes.join() !== chat.remoteFingerprint.bytes.join()) {
+    if (h.remoteFingerprint && fingerprint && fingerprint.bytes.join() !== h.remoteFingerprint.bytes.join()) {
       // The peer restarted as a new process: start over with a fresh connection.
+      if (p) { pairClose(p); return pairOffer(p); }
       closePeer();
       return makeOffer();
     }
     await pc.setRemoteDescription({ type: 'answer', sdp });
-    chat.remoteFingerprint = fingerprint;
-    chat.peerRunsPAKE = runsPAKE(sdp);
-    await flushCandidates(pc);
+    h.remoteFingerprint = fingerprint;
+    h.peerRunsPAKE = runsPAKE(sdp);
+    await flushCandidates(pc, h);
   }
 
-  async function takeCandidate(c) {
+  async function takeCandidate(c, h = chat) {
     if (!c || typeof c !== 'object') return;
     const text = typeof c.candidate === 'string' ? c.candidate.replace(/^a=/, '') : '';
     const init = text ? { candidate: text, sdpMid: c.sdpMid ?? '0', sdpMLineIndex: c.sdpMLineIndex ?? 0 } : null;
-    const pc = chat.pc;
-    if (!pc || !pc.remoteDescription) { chat.pendingCandidates.push(init); return; }
+    const pc = h.pc;
+    if (!pc || !pc.remoteDescription) { if (h.pendingCandidates.length < 1024) h.pendingCandidates.push(init); return; }
     await addCandidate(pc, init);
   }
 
@@ -559,9 +589,9 @@
     } catch (err) { console.warn('candidate', err); }
   }
 
-  async function flushCandidates(pc) {
-    const pending = chat.pendingCandidates;
-    chat.pendingCandidates = [];
+  async function flushCandidates(pc, h = chat) {
+    const pending = h.pendingCandidates;
+    h.pendingCandidates = [];
     for (const init of pending) await addCandidate(pc, init);
   }
 
@@ -670,8 +700,8 @@
     if (chat.name) sendControl({ type: 'name', name: chat.name });
   }
 
-  function sendControl(message) {
-    const ch = chat.ctlChannel;
+  function sendControl(message, p) {
+    const ch = p ? p.ctlCh : chat.ctlChannel;
     if (ch && ch.readyState === 'open') ch.send(JSON.stringify(message));
   }
 
@@ -738,14 +768,15 @@
     return bytes.length === 32 && bytes.every((b) => b >= 0 && b <= 255) ? Uint8Array.from(bytes) : null;
   }
 
-  function exchangeNow() {
-    if (chat.exchange) return chat.exchange;
-    const pc = chat.pc, local = pc && certificate(pc.localDescription), remote = pc && certificate(pc.remoteDescription);
+  // `h`: the two-person chat, or a group's pair (bound to that pair's certificates).
+  function exchangeNow(h = chat) {
+    if (h.exchange) return h.exchange;
+    const pc = h.pc, local = pc && certificate(pc.localDescription), remote = pc && certificate(pc.remoteDescription);
     if (!chat.secret || !local || !remote || !chat.roomId) return null;
-    chat.exchange = self.CPace.handshake(chat.offerer, `${chat.code}-${chat.secret}`, {
-      roomId: chat.roomId, offererFingerprint: chat.offerer ? local : remote, answererFingerprint: chat.offerer ? remote : local,
+    h.exchange = self.CPace.handshake(h.offerer, `${chat.code}-${chat.secret}`, {
+      roomId: chat.roomId, offererFingerprint: h.offerer ? local : remote, answererFingerprint: h.offerer ? remote : local,
     });
-    return chat.exchange;
+    return h.exchange;
   }
 
   function channelsOpen() {
@@ -903,6 +934,7 @@
       note('That message is over 256 KB and was not sent.');
       return;
     }
+    if (chat.group) return groupSend(text);
     const entry = { seq: outbox.nextSeq++, text, sent: false };
     outbox.entries.push(entry);
     const ch = chat.chatChannel;
@@ -1073,6 +1105,7 @@
 
   // This side sends: its own channel; data only while the send buffer is under 1 MiB.
   function sendFile(file) {
+    if (chat.group) return note('Files go to two-person chats only, for now.');
     const pc = chat.pc, name = file.name;
     if (!pc || !chat.chatChannel || chat.chatChannel.readyState !== 'open' || chat.auth === null) return note(`Not connected: ${name} was not sent.`);
     if (!name || enc(name).length > 255) return note('A file name over 255 bytes cannot be sent.');
@@ -1160,6 +1193,398 @@
     };
   }
 
+  // ---- group rooms (WireProtocol §2b, §4d) -------------------------------
+  //
+  // As chatcli: a pairwise chat per other member (its own connection, CPace
+  // bound to the room and that pair's certificates, delivery and name on
+  // `ctl`), signaling sent `to` one member. Whoever was admitted first
+  // offers. An unproven pair gets and shows nothing; a failed one ends.
+
+  const NAME_WAIT_MS = 1000;   // a member's first lines wait for its name, as in chatcli
+  const HELD_LIMIT = 1024;
+  const isMemberId = (id) => typeof id === 'string' && /^[0-9a-f]{16}$/.test(id);
+  const handleOf = (id) => 'guest-' + id.slice(0, 4);
+  const ownGroupName = () => chat.name || handleOf(chat.group.memberId);
+  const groupPairs = () => Array.from(chat.group.pairs.values());
+
+  // `seat`: this member's id and the room's size, from `create` or `accept`.
+  async function startGroup(seat, inviting) {
+    chat.group = { memberId: seat.memberId, max: seat.max, pairs: new Map() };
+    document.body.dataset.group = 'true';
+    $('chat-title').textContent = 'Group chat';
+    for (const id of ['facts', 'sas-hint', 'file-form']) $(id).hidden = true;
+    $('members').hidden = false;
+    show(inviting ? ['invite', 'chat'] : ['chat']);
+    $('leave').hidden = false;
+    note(`A group chat of up to ${seat.max} people; you are ${ownGroupName()}.`);
+    groupStatus();
+    await loadICEServers();
+    connectSignaling();
+    $('message').focus();
+  }
+
+  function groupStatus() {
+    const pairs = groupPairs().filter((p) => !p.ended);
+    const here = 1 + pairs.filter((p) => p.present).length;
+    const proven = pairs.filter((p) => p.auth === 'pake').length;
+    Object.assign(document.body.dataset, { members: here, proven });
+    const list = $('members');
+    list.replaceChildren(...pairs.map((p) => {
+      const li = document.createElement('li');
+      li.dataset.member = p.id;
+      li.dataset.auth = p.auth || 'checking';
+      const how = p.path ? (p.path.relay ? ', through a relay' : ', directly') : '';
+      li.textContent = `${p.name}: ` + (!p.present ? 'away'
+        : p.auth === 'pake' ? `verified by code${how}`
+          : p.auth === 'unproven' ? 'not proven by the code, so nothing crosses'
+            : 'checking the code…');
+      return li;
+    }));
+    if (chat.ended || chat.leaving) return;
+    if (here === 1) setStatus(`Group chat (up to ${chat.group.max}): waiting for others to join…`, 'waiting');
+    else setStatus(`Group chat: ${here} here (up to ${chat.group.max}), end-to-end encrypted; ${proven} of ${here - 1} verified by code.`, 'group');
+  }
+
+  async function groupSignal(m) {
+    const g = chat.group;
+    switch (m.type) {
+      case 'room_joined': {
+        if (m.group !== true || !Array.isArray(m.members)) break;
+        chat.wsBackoff = 0;
+        const seated = new Set();
+        for (const peer of m.members.slice(0, 16)) {
+          if (!peer || !isMemberId(peer.memberId) || peer.memberId === g.memberId) continue;
+          seated.add(peer.memberId);
+          await memberSeated(peer.memberId, peer.isInitiator === true);
+        }
+        // Members not seated now dropped out while this page was away from the server.
+        for (const p of groupPairs()) if (!seated.has(p.id) && p.present && !p.ended) memberAway(p);
+        groupStatus();
+        break;
+      }
+      case 'member_joined':
+        if (isMemberId(m.memberId) && m.memberId !== g.memberId) await memberSeated(m.memberId, m.isInitiator === true);
+        break;
+      case 'member_left': {
+        const p = g.pairs.get(m.memberId);
+        if (!p || p.ended) break;
+        if (m.reason === 'left') pairEnded(p, `${p.name} left the group.`);
+        else memberAway(p);
+        break;
+      }
+      case 'webrtc_offer': case 'webrtc_answer': case 'ice_candidate': {
+        if (!isMemberId(m.from) || m.from === g.memberId) break;
+        let p = g.pairs.get(m.from);
+        if ((!p || p.ended) && m.type === 'webrtc_offer') p = newPair(m.from, false);
+        if (!p || p.ended) break;
+        if (m.type === 'ice_candidate') await takeCandidate(m.candidate, p);
+        else if (typeof m.sdp === 'string') await (m.type === 'webrtc_offer' ? takeOffer(m.sdp, p) : takeAnswer(m.sdp, p));
+        break;
+      }
+    }
+  }
+
+  function newPair(id, offers) {
+    const p = {
+      id, name: handleOf(id), named: false, waiting: [], nameTimer: null, offers, present: true, ended: false,
+      pc: null, chatCh: null, ctlCh: null, pendingCandidates: [], auth: null, pakeTimer: null, speaksDelivery: false,
+      outbox: { epoch: randomHex(8), nextSeq: 1, entries: [] }, inbox: { hello: null, received: 0, shown: new Map() },
+    };
+    chat.group.pairs.set(id, p);
+    return p;
+  }
+
+  // A member is in the room: new (its pair starts), or back (its pair reconnects).
+  async function memberSeated(id, offers) {
+    let p = chat.group.pairs.get(id);
+    const wasHere = p && !p.ended && p.present;
+    if (!p || p.ended) {
+      p = newPair(id, offers);
+      note(`${p.name} joined the group.`);
+    } else {
+      if (!p.present) note(`${p.name} is back.`);
+      p.present = true;
+      p.offers = offers;
+    }
+    groupStatus();
+    if (offers && !(wasHere && p.pc && p.pc.connectionState === 'connected')) await pairOffer(p);
+  }
+
+  function memberAway(p) {
+    p.present = false;
+    note(`${p.name} lost its connection; what you type waits for them to come back.`);
+    groupStatus();
+  }
+
+  function pairEnded(p, text) {
+    if (p.ended) return;
+    p.ended = true;
+    p.present = false;
+    clearTimeout(p.pakeTimer);
+    pairNameSettled(p);
+    pairClose(p);
+    note(text);
+    groupStatus();
+  }
+
+  function pairClose(p) {
+    const pc = p.pc, channels = [p.chatCh, p.ctlCh];
+    p.pc = null; p.chatCh = null; p.ctlCh = null;
+    for (const ch of channels) if (ch) try { ch.close(); } catch (_) { /* closed */ }
+    if (pc) pc.close();
+  }
+
+  // A new DTLS session: the code is proven again.
+  function pairConnection(p, offerer) {
+    pairClose(p);
+    clearTimeout(p.pakeTimer);
+    const pc = new RTCPeerConnection({ iceServers: chat.iceServers, iceTransportPolicy: relayOnly ? 'relay' : 'all' });
+    Object.assign(p, { pc, pendingCandidates: [], remoteFingerprint: null, offerer, peerRunsPAKE: false, auth: null, exchange: null, pakeTimer: null, held: [], path: null });
+    p.inbox.hello = null;
+    p.inbox.received = 0;
+    pc.onicecandidate = (e) => {
+      if (p.pc !== pc) return;
+      send({ type: 'ice_candidate', to: p.id, candidate: candidateOf(e.candidate) });
+    };
+    pc.onconnectionstatechange = () => { if (p.pc === pc) pairConnectionChanged(p, pc).catch(() => {}); };
+    pc.ondatachannel = (e) => { if (p.pc === pc) pairAttach(p, e.channel); };
+    return pc;
+  }
+
+  async function pairOffer(p) {
+    let pc = p.pc;
+    const restart = pc && pc.signalingState !== 'closed';
+    if (!restart) {
+      pc = pairConnection(p, true);
+      pairAttach(p, pc.createDataChannel('chat'));
+      pairAttach(p, pc.createDataChannel('ctl'));
+    }
+    if (pc.signalingState === 'have-local-offer') await pc.setLocalDescription({ type: 'rollback' });
+    const offer = await pc.createOffer(restart ? { iceRestart: true } : {});
+    if (p.pc !== pc) return;
+    await pc.setLocalDescription(offer);
+    send({ type: 'webrtc_offer', to: p.id, sdp: announced(pc.localDescription.sdp) });
+  }
+
+  async function pairConnectionChanged(p, pc) {
+    if (pc.connectionState === 'connected') {
+      const path = await pathOf(pc);
+      if (p.pc !== pc) return;
+      p.path = path;
+      groupStatus();
+    } else if (pc.connectionState === 'failed' && p.offers && !chat.leaving && !p.ended) {
+      await pairOffer(p);   // ICE restart, as chatcli does
+    }
+  }
+
+  function pairAttach(p, channel) {
+    if (channel.label === 'chat' || channel.label === 'ctl') {
+      const isChat = channel.label === 'chat';
+      if (isChat) p.chatCh = channel; else p.ctlCh = channel;
+      channel.onopen = () => pairStartPAKE(p);
+      channel.onmessage = (e) => {
+        if (typeof e.data !== 'string' || (isChat ? p.chatCh : p.ctlCh) !== channel) return;
+        if (isChat) pairChatReceived(p, e.data); else pairControl(p, e.data);
+      };
+      if (channel.readyState === 'open') pairStartPAKE(p);
+    } else {
+      channel.close();   // files go to two-person chats only, for now
+    }
+  }
+
+  const pairOpen = (p) => p.chatCh && p.chatCh.readyState === 'open' && p.ctlCh && p.ctlCh.readyState === 'open';
+
+  function pairStartPAKE(p) {
+    if (p.auth !== null || p.ended || p.pakeTimer !== null || !pairOpen(p)) return;
+    if (!chat.secret) return pairUnproven(p, 'your code had no secret words');
+    if (!p.peerRunsPAKE) return pairUnproven(p, 'their side runs no check of the code');
+    p.pakeTimer = setTimeout(() => { p.pakeTimer = null; pairSkipped(p); }, PAKE_DEADLINE_MS);
+    const exchange = exchangeNow(p);
+    const first = exchange && p.offerer ? exchange.start() : null;
+    if (first) sendControl(first, p);
+  }
+
+  function pairPAKEMessage(p, m) {
+    if (!chat.secret) {
+      if (m.step === 'share') sendControl({ type: 'pake', step: 'unproven' }, p);
+      return;
+    }
+    if (p.auth !== null) {
+      if (m.step === 'failed' && p.auth === 'pake') pairFailed(p);
+      return;
+    }
+    const exchange = exchangeNow(p);
+    if (!exchange) return;
+    const reply = exchange.receive(m);
+    if (reply) sendControl(reply, p);
+    if (exchange.outcome) pairSettle(p, exchange.outcome);
+  }
+
+  function pairSkipped(p) {
+    if (p.auth !== null || p.ended) return;
+    const exchange = exchangeNow(p);
+    const reply = exchange && exchange.peerSkipped();
+    if (reply) sendControl(reply, p);
+    pairSettle(p, exchange ? exchange.outcome : 'unproven');
+  }
+
+  function pairSettle(p, outcome) {
+    clearTimeout(p.pakeTimer);
+    p.pakeTimer = null;
+    p.exchange = null;
+    if (outcome === 'verified') pairRelease(p);
+    else if (outcome === 'unproven') pairUnproven(p, 'they may know only the six digits');
+    else pairFailed(p);
+  }
+
+  function pairUnproven(p, why) {
+    clearTimeout(p.pakeTimer);
+    p.pakeTimer = null;
+    p.auth = 'unproven';
+    p.held = [];
+    note(`${p.name} is not proven by the code (${why}): nothing is sent to them or shown from them.`);
+    groupStatus();
+  }
+
+  // The member gets a moment to read our `failed`.
+  function pairFailed(p) {
+    if (p.ended) return;
+    p.auth = 'failed';
+    p.held = [];
+    p.waiting = [];
+    document.body.dataset.pairFailed = p.id;
+    const closing = { ...p };
+    p.pc = p.chatCh = p.ctlCh = null;
+    pairEnded(p, `The code did not match with ${p.name} (other secret words, or someone in the middle): nothing crossed with them; the others go on.`);
+    setTimeout(() => pairClose(closing), 2000);
+  }
+
+  function pairRelease(p) {
+    p.auth = 'pake';
+    const box = p.outbox;
+    if (!p.speaksDelivery) box.entries = box.entries.filter((e) => !e.sent);
+    sendControl({ type: 'hello', delivery: 1, epoch: box.epoch, next: box.entries.length ? box.entries[0].seq : box.nextSeq }, p);
+    sendControl({ type: 'name', name: ownGroupName() }, p);
+    for (const entry of box.entries) { p.chatCh.send(entry.text); entry.sent = true; }
+    p.announce = true;   // by name, once it came (or the wait ended)
+    if (p.named) pairNameSettled(p);
+    else if (p.nameTimer === null) p.nameTimer = setTimeout(() => pairNameSettled(p), NAME_WAIT_MS);
+    const held = p.held;
+    p.held = [];
+    for (const [kind, text] of held) if (kind === 'chat') pairInbox(p, text); else pairControl(p, text);
+    groupStatus();
+  }
+
+  function pairHold(p, kind, text) {
+    if (p.held.length < HELD_LIMIT) p.held.push([kind, text]);
+  }
+
+  function pairControl(p, text) {
+    if (text.length > 4096) return;
+    let m;
+    try { m = JSON.parse(text); } catch (_) { return; }
+    if (!m || typeof m !== 'object') return;
+    if (m.type === 'pake') return pairPAKEMessage(p, m);
+    if (p.auth === null) {
+      if (m.type === 'hello' && chat.secret && pairOpen(p)) pairSkipped(p);
+      else pairHold(p, 'ctl', text);
+      return;
+    }
+    if (p.auth !== 'pake') return;
+    if (m.type === 'hello' && typeof m.epoch === 'string' && Number.isInteger(m.next) && m.next >= 1) {
+      p.speaksDelivery = true;
+      pairHello(p, m.epoch, m.next);
+    } else if (m.type === 'ack' && m.epoch === p.outbox.epoch && Number.isInteger(m.seq)) {
+      p.speaksDelivery = true;
+      p.outbox.entries = p.outbox.entries.filter((e) => e.seq > m.seq);
+      if (chat.leaving && leaveTimer !== null && !groupUndelivered()) { clearTimeout(leaveTimer); groupFinishLeave(); }
+    } else if (m.type === 'name') {
+      pairNamed(p, cleanName(m.name));
+    }
+  }
+
+  function pairChatReceived(p, text) {
+    if (p.auth === null) pairHold(p, 'chat', text);
+    else if (p.auth === 'pake') pairInbox(p, text);
+  }
+
+  function pairInbox(p, text) {
+    const position = p.inbox.received++, hello = p.inbox.hello;
+    if (!hello) return pairShow(p, text);
+    const seq = hello.next + position;
+    if (seq <= (p.inbox.shown.get(hello.epoch) || 0)) return;
+    p.inbox.shown.set(hello.epoch, seq);
+    pairShow(p, text);
+    sendControl({ type: 'ack', epoch: hello.epoch, seq }, p);
+  }
+
+  function pairHello(p, epoch, next) {
+    if (p.inbox.hello) return;
+    p.inbox.hello = { epoch, next };
+    const last = next + p.inbox.received - 1;
+    if (p.inbox.received > 0 && last > (p.inbox.shown.get(epoch) || 0)) {
+      p.inbox.shown.set(epoch, last);
+      sendControl({ type: 'ack', epoch, seq: last }, p);
+    }
+  }
+
+  function pairShow(p, text) {
+    if (p.named) return addLine('peer', p.name, text);
+    p.waiting.push(text);
+    if (p.nameTimer === null) p.nameTimer = setTimeout(() => pairNameSettled(p), NAME_WAIT_MS);
+  }
+
+  function pairNameSettled(p) {
+    clearTimeout(p.nameTimer);
+    p.nameTimer = null;
+    p.named = true;
+    if (p.announce) note(`${p.name}: connected, end-to-end encrypted, verified by code.`);
+    p.announce = false;
+    const waiting = p.waiting;
+    p.waiting = [];
+    for (const text of waiting) addLine('peer', p.name, text);
+  }
+
+  // A name someone else here has gets the member's handle too.
+  function pairNamed(p, name) {
+    if (!name) return;
+    const taken = name === ownGroupName() || groupPairs().some((q) => q !== p && !q.ended && q.name === name);
+    const shown = taken ? `${name} (${p.id.slice(0, 4)})` : name;
+    if (shown !== p.name) {
+      if (p.named) note(`${p.name} is now called ${shown}.`);
+      p.name = shown;
+      groupStatus();
+    }
+    pairNameSettled(p);
+  }
+
+  function groupSend(text) {
+    const to = groupPairs().filter((p) => !p.ended && p.auth !== 'unproven');
+    if (!to.length) return note('Not sent: nobody here is proven by the code (or nobody came).');
+    for (const p of to) {
+      const entry = { seq: p.outbox.nextSeq++, text, sent: false };
+      p.outbox.entries.push(entry);
+      if (p.auth === 'pake' && p.chatCh && p.chatCh.readyState === 'open') { p.chatCh.send(text); entry.sent = true; }
+    }
+    addLine('mine', ownGroupName(), text);
+  }
+
+  function groupUndelivered() {
+    return groupPairs().filter((p) => !p.ended && p.speaksDelivery && p.outbox.entries.length).length;
+  }
+
+  function groupFinishLeave() {
+    if (chat.ended) return;
+    chat.ended = true;
+    const missed = groupUndelivered();
+    for (const p of groupPairs()) pairClose(p);
+    send({ type: 'leave_room' });
+    if (chat.ws) setTimeout(() => chat.ws.close(), 200);
+    if (missed) note(`What you typed last did not reach ${missed === 1 ? '1 member' : `${missed} members`}.`);
+    setStatus('You left the group chat.', 'left');
+    finished();
+  }
+
   // ---- endings -----------------------------------------------------------
 
   // `how`: 'channel' (the peer closed it) or 'server' (its peer_left), kept in data-peer-left.
@@ -1184,7 +1609,8 @@
     chat.leaving = true;
     $('leave').disabled = true;
     setStatus('Leaving…', 'leaving');
-    leaveTimer = setTimeout(finishLeave, peerSpeaksDelivery && outbox.entries.length ? 3000 : 0);
+    if (chat.group) leaveTimer = setTimeout(groupFinishLeave, groupUndelivered() ? 3000 : 0);
+    else leaveTimer = setTimeout(finishLeave, peerSpeaksDelivery && outbox.entries.length ? 3000 : 0);
   }
 
   function maybeFinishLeave() {
@@ -1220,7 +1646,8 @@
     $('name-form').addEventListener('submit', (e) => e.preventDefault());
     $('name').addEventListener('change', () => {
       chat.name = cleanName($('name').value);
-      if (chat.name && chat.auth !== null) sendControl({ type: 'name', name: chat.name });
+      if (chat.group) { for (const p of groupPairs()) if (p.auth === 'pake') sendControl({ type: 'name', name: ownGroupName() }, p); }
+      else if (chat.name && chat.auth !== null) sendControl({ type: 'name', name: chat.name });
     });
     $('send-form').addEventListener('submit', (e) => {
       e.preventDefault();
