@@ -123,7 +123,7 @@ final class BrowserLab {
     /// `chatcli ARGS --server … --json --no-store` inside the namespace
     /// (`server`: another of the lab's servers), trusting the lab's CA.
     func chatcli(_ arguments: [String], server: String? = nil, name: String) throws -> ChildProcess {
-        // The page runs no PAKE yet: its peer is accepted up front, as a script must say in advance.
+        // The lab is about paths, not trust: a peer the code did not prove is accepted up front, as a script must say in advance.
         try exec([Harness.chatcliPath] + arguments + ["--server", server ?? url, "--json", "--no-store", "--accept-unproven"]
                  + (caFile.map { ["--ca-file", $0] } ?? []), name: name)
     }
