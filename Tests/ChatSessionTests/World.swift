@@ -106,11 +106,15 @@ final class World {
         // Most scenarios are about delivery, not trust: an unproven peer is accepted as with --accept-unproven.
         options.unproven = unproven
         let session = ChatSession(mode: mode, options: options, now: now, random: SeededRandom(seed: UInt64(clients.count + 100)))
-        let client = Client(world: self, name: name, core: session, plain: plain, certificate: certificate)
-        hosts[ObjectIdentifier(client)] = "\(name)#\(clients.count)"
+        return admit(Client(world: self, name: name, core: session, plain: plain, certificate: certificate))
+    }
+
+    /// A new process in the world: on the network, started.
+    private func admit(_ client: Client) -> Client {
+        hosts[ObjectIdentifier(client)] = "\(client.name)#\(clients.count)"
         clients.append(client)
         setServerPaths(client)
-        session.start(now: now)
+        client.core.start(now: now)
         client.process()
         return client
     }
@@ -149,12 +153,7 @@ final class World {
         client.groupOptions = GroupSession.Options(chat: options, name: name)
         client.groupRandom = random
         client.groupFiles = files
-        hosts[ObjectIdentifier(client)] = "\(name)#\(clients.count)"
-        clients.append(client)
-        setServerPaths(client)
-        core.start(now: now)
-        client.process()
-        return client
+        return admit(client)
     }
 
     /// `kill -9`: its connections go silent, its socket drops.
