@@ -1,0 +1,69 @@
+"""The table and target verdicts of `Tools/bench group` (group_bench.py's rows)."""
+import statistics
+import sys
+
+CONNECT_TARGET_S = 2.0       # everyone connected within 2 s of the last join
+FAN_OUT_P99_TARGET_MS = 50   # on loopback
+PER_MEMBER_TARGET_MB = 8     # memory per extra member
+
+
+def verdict(ok):
+    return "PASS" if ok else "MISS"
+
+
+def mb(kib):
+    return kib / 1024
+
+
+def per_extra_member(rows, key):
+    """(mean peak RSS at the largest size - at the smallest) / the members
+    between them, in MB; None with one size."""
+    small, large = min(rows, key=lambda r: r["members"]), max(rows, key=lambda r: r["members"])
+    if large["members"] == small["members"]:
+        return None
+    return (mb(statistics.mean(large[key])) - mb(statistics.mean(small[key]))) / (large["members"] - small["members"])
+
+
+def print_table(rows, args, out=sys.stderr):
+    def p(line=""):
+        print(line, file=out)
+
+    p(f"\ngroup rooms, real processes on 127.0.0.1 (release build, one chatcli serve): {args.rounds} lines per phase, "
+      f"one at a time, senders in turn; the stream is {args.stream_mb} MB of 100-byte lines piped into the last member")
+    head = (f"{'members':>7} {'connect s':>9} {'burst s':>7} {'idle med/p99 ms':>16} {'stream med/p99 ms':>18} "
+            f"{'stream MB/s':>11} {'join CPU ms':>11} {'CPU ms/line':>11} {'peak RSS MB':>11} {'verified':>8}")
+    p(head)
+    for r in rows:
+        idle, stream = r["idle"], r["stream"]
+        hwm = statistics.mean(r["hwm_kib"])
+        p(f"{r['members']:>7} {r['connect_s']:>9.3f} {r['burst_connect_s']:>7.3f} "
+          f"{idle.get('median_ms', float('nan')):>7.1f} / {idle.get('p99_ms', float('nan')):>6.1f} "
+          f"{stream.get('median_ms', float('nan')):>8.1f} / {stream.get('p99_ms', float('nan')):>7.1f} "
+          f"{stream['mb_per_s_per_receiver']:>11.2f} {r['join_cpu_ms_last']:>11.0f} {r['idle_cpu_ms_per_line']:>11.2f} "
+          f"{mb(hwm):>11.1f} {str(r['verified']):>8}")
+    p("connect s: last join's start -> every member has a proven `connected` for each other; burst s: the same for the "
+      "N-2 joins before it, started together")
+    p("join CPU ms: the last joiner's CPU until the mesh was whole; CPU ms/line: all members' CPU over the idle rounds, "
+      "per line; peak RSS: mean VmHWM of the members before the stream")
+    for r in rows:
+        s = r["stream"]
+        others, own = s["to_the_others"], s["to_streaming_member"]
+        p(f"  {r['members']} members: with the stream, to the other receivers median {others.get('median_ms', float('nan')):.1f} / "
+          f"p99 {others.get('p99_ms', float('nan')):.1f} ms, to the streaming member {own.get('median_ms', float('nan')):.1f} / "
+          f"{own.get('p99_ms', float('nan')):.1f} ms; stream {s['bytes_per_receiver'] / 1e6:.2f} MB to each of "
+          f"{r['members'] - 1} in {s['seconds']} s (the rounds took its first {s['rounds_s']} s); "
+          f"CPU: streaming member {s['cpu_s_sender']} s, each receiver {s['cpu_s_receiver_mean']} s")
+        p(f"  {'':>{len(str(r['members']))}}          joining: the newcomer {r['newcomer_s']:.3f} s, {r['join_cpu_ms_last']:.0f} ms CPU, "
+          f"each member already there {r['join_cpu_ms_others']:.0f} ms; peak RSS {mb(min(r['hwm_kib'])):.1f}-{mb(max(r['hwm_kib'])):.1f} MB, "
+          f"after the stream {mb(min(r['hwm_after_stream_kib'])):.1f}-{mb(max(r['hwm_after_stream_kib'])):.1f} MB; "
+          f"server CPU {r['server_cpu_s']} s, this harness {r['harness_cpu_s']} s; load before {' '.join(r['loadavg_before'])}"
+          + (f"; errors: {r['errors'][:3]}" if r["errors"] else ""))
+    connect = max(r["connect_s"] for r in rows)
+    p99 = max(max(r["idle"].get("p99_ms", float("inf")), r["stream"].get("p99_ms", float("inf"))) for r in rows)
+    p99_idle = max(r["idle"].get("p99_ms", float("inf")) for r in rows)
+    extra = per_extra_member(rows, "hwm_kib")
+    p(f"targets: connected within {CONNECT_TARGET_S:g} s of the last join: worst {connect:.3f} s {verdict(connect <= CONNECT_TARGET_S)}; "
+      f"fan-out p99 <= {FAN_OUT_P99_TARGET_MS} ms: idle worst {p99_idle:.1f} ms {verdict(p99_idle <= FAN_OUT_P99_TARGET_MS)}, "
+      f"with the stream worst {p99:.1f} ms {verdict(p99 <= FAN_OUT_P99_TARGET_MS)}"
+      + ("" if extra is None else
+         f"; memory per extra member <= {PER_MEMBER_TARGET_MB} MB: {extra:.2f} MB {verdict(extra <= PER_MEMBER_TARGET_MB)}"))
