@@ -47,6 +47,17 @@ def free_port(kind=socket.SOCK_STREAM):
     return port
 
 
+def machine_ticks():
+    """Busy and total jiffies of the whole machine (the first line of /proc/stat)."""
+    with open("/proc/stat") as f:
+        values = [int(v) for v in f.readline().split()[1:]]
+    return sum(values) - values[3] - values[4], sum(values)
+
+
+def busy_percent(before, after):
+    return round(100 * (after[0] - before[0]) / max(1, after[1] - before[1]))
+
+
 def proc_cpu(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
@@ -260,8 +271,9 @@ def run_group(args, server, env, size, first_id):
         row["join_cpu_ms_last"] = round(1000 * (cpu_join[-1]), 1)
         row["join_cpu_ms_others"] = round(1000 * statistics.mean(b - a for a, b in zip(cpu0, cpu_join)), 1)
 
+        ticks = machine_ticks()
         delays, lost = fan_out(pump, members, members, args.rounds, first_id, args.gap)
-        row["idle"] = {**summary([d for _, d in delays]), "lost_rounds": lost}
+        row["idle"] = {**summary([d for _, d in delays]), "lost_rounds": lost, "machine_busy_percent": busy_percent(ticks, machine_ticks())}
         cpu_idle = [proc_cpu(m.proc.pid) for m in members]
         row["idle_cpu_ms_per_line"] = round(1000 * sum(b - a for a, b in zip(cpu_join, cpu_idle)) / max(1, args.rounds), 2)
         hwm = [proc_kib(m.proc.pid, "VmHWM") for m in members]
@@ -273,12 +285,14 @@ def run_group(args, server, env, size, first_id):
         total = args.stream_mb * 1_000_000
         writer = threading.Thread(target=streamer, args=(streaming, total, rounds_done, done), daemon=True)
         stream_start = time.monotonic()
+        ticks = machine_ticks()
         writer.start()
         delays, lost = fan_out(pump, members, members[:-1], args.rounds, first_id + args.rounds, args.gap)
         rounds_done.set()
         rounds_end = time.monotonic()
+        busy = busy_percent(ticks, machine_ticks())
         # The streaming member apart too: its event loop also reads the stream.
-        row["stream"] = {**summary([d for _, d in delays]), "lost_rounds": lost,
+        row["stream"] = {**summary([d for _, d in delays]), "lost_rounds": lost, "machine_busy_percent": busy,
                          "to_streaming_member": summary([d for m, d in delays if m is streaming]),
                          "to_the_others": summary([d for m, d in delays if m is not streaming])}
         writer.join(args.timeout + 60)

@@ -51,7 +51,8 @@ def print_table(rows, args, out=sys.stderr):
         p(f"  {r['members']} members: with the stream, to the other receivers median {others.get('median_ms', float('nan')):.1f} / "
           f"p99 {others.get('p99_ms', float('nan')):.1f} ms, to the streaming member {own.get('median_ms', float('nan')):.1f} / "
           f"{own.get('p99_ms', float('nan')):.1f} ms; stream {s['bytes_per_receiver'] / 1e6:.2f} MB to each of "
-          f"{r['members'] - 1} in {s['seconds']} s (the rounds took its first {s['rounds_s']} s); "
+          f"{r['members'] - 1} in {s['seconds']} s (the rounds took its first {s['rounds_s']} s; the machine "
+          f"{s['machine_busy_percent']} % busy then, {r['idle']['machine_busy_percent']} % in the idle rounds); "
           f"CPU: streaming member {s['cpu_s_sender']} s, each receiver {s['cpu_s_receiver_mean']} s")
         p(f"  {'':>{len(str(r['members']))}}          joining: the newcomer {r['newcomer_s']:.3f} s, {r['join_cpu_ms_last']:.0f} ms CPU, "
           f"each member already there {r['join_cpu_ms_others']:.0f} ms; peak RSS {mb(min(r['hwm_kib'])):.1f}-{mb(max(r['hwm_kib'])):.1f} MB, "
