@@ -13,15 +13,19 @@ For each size (3, 5 and 8 members by default), in one run against one
    line carries its send time (CLOCK_MONOTONIC, this harness's); a
    receiver's delay is the time its `message` event is read from its
    stdout. Median and p99 over every (line, receiver) pair.
-3. Fan-out while one member pipes a large text stream (`--stream-mb`,
-   lines of 100 bytes, written as fast as it reads its stdin) to the group
-   (group file transfer does not exist yet; this stands in for "while one
-   member sends a file"): the same rounds, the other members in turn.
+3. Fan-out while one member pipes a large text stream to the group (lines
+   of 100 bytes, written as fast as it reads its stdin, at least
+   `--stream-mb` and until the rounds are over; group file transfer does
+   not exist yet, so this stands in for "while one member sends a file"):
+   the same rounds, the other members in turn. The streaming member's
+   delays are reported apart too (its event loop also reads the stream).
 4. Per member process: CPU (utime+stime, /proc/PID/stat) for joining, the
    idle rounds and the stream, and peak RSS (VmHWM, /proc/PID/status)
    before and after the stream.
 
-Prints one JSON line per group size, then (without --json) a table.
+With `--baseline BIN`, each size is measured with that binary too, right
+after. Prints one JSON line per group size (and binary), then (without
+--json) a table.
 """
 import argparse
 import json
@@ -232,9 +236,9 @@ def streamer(member, total, rounds_done, done):
     done["at"] = time.monotonic()
 
 
-def run_group(args, server, env, size, first_id):
+def run_group(args, binary, server, env, size, first_id):
     pump = Pump()
-    base = [args.chatcli]
+    base = [binary]
     common = ["--server", server, "--json", "--no-store"]
     members = []
     row = {"members": size, "loadavg_before": open("/proc/loadavg").read().split()[:3]}
@@ -339,6 +343,7 @@ def main():
     ap.add_argument("--gap", type=float, default=0.02, help="seconds between a round's last receipt and the next line")
     ap.add_argument("--stream-mb", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=30)
+    ap.add_argument("--baseline", help="another chatcli binary (an older build) measured in the same run, interleaved")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     sizes = [int(s) for s in args.members.split(",")]
@@ -361,16 +366,18 @@ def main():
                 if time.monotonic() > deadline or server_proc.poll() is not None:
                     raise SystemExit(f"bench: chatcli serve did not listen on 127.0.0.1:{port}")
                 time.sleep(0.05)
+        tools = [("chatcli", args.chatcli)] + ([("baseline", args.baseline)] if args.baseline else [])
         for n, size in enumerate(sizes):
-            server_cpu = proc_cpu(server_proc.pid)
-            harness_cpu = time.process_time()
-            row = run_group(args, server, env, size, 100_000 * (n + 1))
-            # This harness reads every member's stdout on the same CPUs.
-            row["harness_cpu_s"] = round(time.process_time() - harness_cpu, 2)
-            row["server_cpu_s"] = round(proc_cpu(server_proc.pid) - server_cpu, 2)
-            row.update(rounds=args.rounds, stream_mb=args.stream_mb, cpus=os.cpu_count())
-            rows.append(row)
-            print(json.dumps(row), flush=True)
+            for k, (tool, binary) in enumerate(tools):   # interleaved: load on the machine hits both alike
+                server_cpu = proc_cpu(server_proc.pid)
+                harness_cpu = time.process_time()
+                row = run_group(args, binary, server, env, size, 100_000 * (len(tools) * n + k + 1))
+                # This harness reads every member's stdout on the same CPUs.
+                row["harness_cpu_s"] = round(time.process_time() - harness_cpu, 2)
+                row["server_cpu_s"] = round(proc_cpu(server_proc.pid) - server_cpu, 2)
+                row.update(tool=tool, rounds=args.rounds, stream_mb=args.stream_mb, cpus=os.cpu_count())
+                rows.append(row)
+                print(json.dumps(row), flush=True)
     finally:
         server_proc.kill()
         server_proc.wait()

@@ -24,19 +24,22 @@ def per_extra_member(rows, key):
     return (mb(statistics.mean(large[key])) - mb(statistics.mean(small[key]))) / (large["members"] - small["members"])
 
 
-def print_table(rows, args, out=sys.stderr):
+def print_table(all_rows, args, out=sys.stderr):
     def p(line=""):
         print(line, file=out)
 
+    baseline = [r for r in all_rows if r.get("tool") == "baseline"]
+    rows = [r for r in all_rows if r.get("tool", "chatcli") == "chatcli"]
+
     p(f"\ngroup rooms, real processes on 127.0.0.1 (release build, one chatcli serve): {args.rounds} lines per phase, "
       f"one at a time, senders in turn; the stream is {args.stream_mb} MB of 100-byte lines piped into the last member")
-    head = (f"{'members':>7} {'connect s':>9} {'burst s':>7} {'idle med/p99 ms':>16} {'stream med/p99 ms':>18} "
+    head = (f"{'tool':<8} {'members':>7} {'connect s':>9} {'burst s':>7} {'idle med/p99 ms':>16} {'stream med/p99 ms':>18} "
             f"{'stream MB/s':>11} {'join CPU ms':>11} {'CPU ms/line':>11} {'peak RSS MB':>11} {'verified':>8}")
     p(head)
-    for r in rows:
+    for r in all_rows:
         idle, stream = r["idle"], r["stream"]
         hwm = statistics.mean(r["hwm_kib"])
-        p(f"{r['members']:>7} {r['connect_s']:>9.3f} {r['burst_connect_s']:>7.3f} "
+        p(f"{r.get('tool', 'chatcli'):<8} {r['members']:>7} {r['connect_s']:>9.3f} {r['burst_connect_s']:>7.3f} "
           f"{idle.get('median_ms', float('nan')):>7.1f} / {idle.get('p99_ms', float('nan')):>6.1f} "
           f"{stream.get('median_ms', float('nan')):>8.1f} / {stream.get('p99_ms', float('nan')):>7.1f} "
           f"{stream['mb_per_s_per_receiver']:>11.2f} {r['join_cpu_ms_last']:>11.0f} {r['idle_cpu_ms_per_line']:>11.2f} "
@@ -45,20 +48,29 @@ def print_table(rows, args, out=sys.stderr):
       "N-2 joins before it, started together")
     p("join CPU ms: the last joiner's CPU until the mesh was whole; CPU ms/line: all members' CPU over the idle rounds, "
       "per line; peak RSS: mean VmHWM of the members before the stream")
-    for r in rows:
+    for r in all_rows:
         s = r["stream"]
         others, own = s["to_the_others"], s["to_streaming_member"]
-        p(f"  {r['members']} members: with the stream, to the other receivers median {others.get('median_ms', float('nan')):.1f} / "
+        p(f"  {r.get('tool', 'chatcli')}, {r['members']} members: with the stream, to the other receivers median {others.get('median_ms', float('nan')):.1f} / "
           f"p99 {others.get('p99_ms', float('nan')):.1f} ms, to the streaming member {own.get('median_ms', float('nan')):.1f} / "
           f"{own.get('p99_ms', float('nan')):.1f} ms; stream {s['bytes_per_receiver'] / 1e6:.2f} MB to each of "
           f"{r['members'] - 1} in {s['seconds']} s (the rounds took its first {s['rounds_s']} s; the machine "
           f"{s['machine_busy_percent']} % busy then, {r['idle']['machine_busy_percent']} % in the idle rounds); "
           f"CPU: streaming member {s['cpu_s_sender']} s, each receiver {s['cpu_s_receiver_mean']} s")
-        p(f"  {'':>{len(str(r['members']))}}          joining: the newcomer {r['newcomer_s']:.3f} s, {r['join_cpu_ms_last']:.0f} ms CPU, "
+        p(f"    joining: the newcomer {r['newcomer_s']:.3f} s, {r['join_cpu_ms_last']:.0f} ms CPU, "
           f"each member already there {r['join_cpu_ms_others']:.0f} ms; peak RSS {mb(min(r['hwm_kib'])):.1f}-{mb(max(r['hwm_kib'])):.1f} MB, "
           f"after the stream {mb(min(r['hwm_after_stream_kib'])):.1f}-{mb(max(r['hwm_after_stream_kib'])):.1f} MB; "
           f"server CPU {r['server_cpu_s']} s, this harness {r['harness_cpu_s']} s; load before {' '.join(r['loadavg_before'])}"
           + (f"; errors: {r['errors'][:3]}" if r["errors"] else ""))
+    for b in baseline:
+        r = next((r for r in rows if r["members"] == b["members"]), None)
+        if r:
+            def cpu_per_mb(x):
+                sent = x["stream"]["bytes_per_receiver"] * (x["members"] - 1) / 1e6
+                return x["stream"]["cpu_s_sender"] * 1000 / sent if sent else float("nan")
+            p(f"  chatcli / baseline, {b['members']} members: stream MB/s {r['stream']['mb_per_s_per_receiver'] / b['stream']['mb_per_s_per_receiver']:.2f}x, "
+              f"streaming member's CPU per MB sent {cpu_per_mb(r) / cpu_per_mb(b):.2f}x ({cpu_per_mb(r):.0f} against {cpu_per_mb(b):.0f} ms/MB), "
+              f"fan-out p99 with the stream {r['stream']['p99_ms']:.1f} against {b['stream']['p99_ms']:.1f} ms, idle {r['idle']['p99_ms']:.1f} against {b['idle']['p99_ms']:.1f} ms")
     connect = max(r["connect_s"] for r in rows)
     p99 = max(max(r["idle"].get("p99_ms", float("inf")), r["stream"].get("p99_ms", float("inf"))) for r in rows)
     p99_idle = max(r["idle"].get("p99_ms", float("inf")) for r in rows)
