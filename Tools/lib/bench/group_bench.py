@@ -34,7 +34,6 @@ import selectors
 import socket
 import statistics
 import subprocess
-import sys
 import threading
 import time
 
@@ -76,8 +75,7 @@ def proc_kib(pid, key):
 class Member:
     """One chatcli process; its stdout lines are read by the Pump."""
 
-    def __init__(self, index, argv, env, work):
-        self.index = index
+    def __init__(self, argv, env, work):
         self.name = argv[argv.index("--as") + 1]
         self.stderr_path = os.path.join(work, f"{self.name}-{os.getpid()}-{time.monotonic_ns()}.err")
         with open(self.stderr_path, "wb") as err:
@@ -243,14 +241,14 @@ def run_group(args, binary, server, env, size, first_id):
     members = []
     row = {"members": size, "loadavg_before": open("/proc/loadavg").read().split()[:3]}
     try:
-        creator = Member(0, base + ["create", "--group", "--max", str(size), "--as", "m1"] + common, env, args.work)
+        creator = Member(base + ["create", "--group", "--max", str(size), "--as", "m1"] + common, env, args.work)
         members.append(creator)
         pump.add(creator)
         if not pump.wait(lambda: creator.code is not None or creator.eof, 30) or creator.code is None:
             raise SystemExit(f"bench: no code from create --group: {open(creator.stderr_path).read()[-500:]}")
 
         def join(i):
-            m = Member(i, base + ["join", creator.code, "--as", f"m{i + 1}"] + common, env, args.work)
+            m = Member(base + ["join", creator.code, "--as", f"m{i + 1}"] + common, env, args.work)
             members.append(m)
             pump.add(m)
             return m
