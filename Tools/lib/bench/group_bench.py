@@ -19,7 +19,14 @@ For each size (3, 5 and 8 members by default), in one run against one
    not exist yet, so this stands in for "while one member sends a file"):
    the same rounds, the other members in turn. The streaming member's
    delays are reported apart too (its event loop also reads the stream).
-4. Per member process: CPU (utime+stime, /proc/PID/stat) for joining, the
+4. Fan-out while a file goes to the group: a new room of the same size,
+   scripts that take every file (`--auto-accept`) and, last to join, a
+   person at a terminal (a pty: `/send` is interactive) who sends a
+   `--file-mb` file (random bytes) to everyone; the same rounds among the
+   scripts while it goes (stopped when the first receiver has it all; the
+   person's delay is when the line shows on its screen), then each copy's
+   SHA-256 is checked.
+5. Per member process: CPU (utime+stime, /proc/PID/stat) for joining, the
    idle rounds and the stream, and peak RSS (VmHWM, /proc/PID/status)
    before and after the stream.
 
@@ -29,8 +36,14 @@ after. Prints one JSON line per group size (and binary), then (without
 """
 import argparse
 import json
+import fcntl
 import os
+import pty
+import re
 import selectors
+import shutil
+import struct
+import termios
 import socket
 import statistics
 import subprocess
@@ -38,8 +51,10 @@ import threading
 import time
 
 from group_report import print_table
+from report import sha256, write_payload
 
 STREAM_LINE = 100  # bytes per streamed line, newline included
+BENCH_ON_SCREEN = re.compile(rb": bench (\d+) ")
 
 
 def free_port(kind=socket.SOCK_STREAM):
@@ -75,12 +90,22 @@ def proc_kib(pid, key):
 class Member:
     """One chatcli process; its stdout lines are read by the Pump."""
 
-    def __init__(self, argv, env, work):
+    def __init__(self, argv, env, work, terminal=False):
         self.name = argv[argv.index("--as") + 1]
         self.stderr_path = os.path.join(work, f"{self.name}-{os.getpid()}-{time.monotonic_ns()}.err")
-        with open(self.stderr_path, "wb") as err:
+        self.terminal = None
+        if terminal:
+            # A person at a terminal (`/send` is interactive): the chat on a pty.
+            master, slave = pty.openpty()
+            fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
             self.started = time.monotonic()
-            self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=env)
+            self.proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, start_new_session=True)
+            os.close(slave)
+            self.terminal = os.fdopen(master, "r+b", buffering=0)
+        else:
+            with open(self.stderr_path, "wb") as err:
+                self.started = time.monotonic()
+                self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, env=env)
         self.buffer = b""
         self.connected = set()      # member ids with a proven `connected`
         self.unproven = []          # `connected` events whose auth was not pake
@@ -91,6 +116,20 @@ class Member:
         self.stream_bytes = 0       # streamed text received (newline not counted)
         self.errors = []
         self.eof = False
+        self.offers = 0             # files offered to it, and finished
+        self.transfers_done = 0
+        self.done_at = None
+
+    @property
+    def output(self):
+        return self.terminal if self.terminal else self.proc.stdout
+
+    def type(self, text):
+        if self.terminal:
+            self.terminal.write(text.replace("\n", "\r").encode())
+        else:
+            self.proc.stdin.write(text.encode())
+            self.proc.stdin.flush()
 
 
 class Pump:
@@ -105,8 +144,8 @@ class Pump:
         self.thread.start()
 
     def add(self, member):
-        os.set_blocking(member.proc.stdout.fileno(), False)
-        self.sel.register(member.proc.stdout, selectors.EVENT_READ, member)
+        os.set_blocking(member.output.fileno(), False)
+        self.sel.register(member.output, selectors.EVENT_READ, member)
 
     def run(self):
         while not self.stop:
@@ -126,6 +165,8 @@ class Pump:
                         chunk = os.read(key.fd, 1 << 16)
                     except BlockingIOError:
                         continue
+                    except OSError:   # EIO: a pty whose process ended
+                        chunk = b""
                     if not chunk:
                         member.eof = True
                         self.sel.unregister(key.fileobj)
@@ -136,6 +177,12 @@ class Pump:
     @staticmethod
     def feed(member, data, now):
         *lines, member.buffer = data.split(b"\n")
+        if member.terminal:
+            # A person's screen: "name: bench N T" as the chat prints it (a redraw may repeat it).
+            for line in lines:
+                for match in BENCH_ON_SCREEN.finditer(line):
+                    member.received.setdefault(int(match.group(1)), now)
+            return
         for line in lines:
             if line.startswith(b'{"event":"message"'):
                 # Streamed lines are counted, not parsed: 2 MB to each member.
@@ -160,6 +207,11 @@ class Pump:
                     member.unproven.append(event)
                 if member.mesh_size and member.mesh_at is None and len(member.connected) >= member.mesh_size:
                     member.mesh_at = now
+            elif kind == "offer":
+                member.offers += 1
+            elif kind == "transfer_done":
+                member.transfers_done += 1
+                member.done_at = now
             elif kind == "error":
                 member.errors.append(event.get("message", event.get("error")))
 
@@ -188,18 +240,19 @@ def expect_mesh(pump, members, size, timeout):
     return pump.wait(lambda: all(m.mesh_at is not None for m in members), timeout)
 
 
-def fan_out(pump, members, senders, rounds, first_id, gap, timeout=10):
+def fan_out(pump, members, senders, rounds, first_id, gap, timeout=10, until=None):
     """`rounds` stamped lines, senders in turn, each waited for by every
     other member; (receiver, delay in seconds) of each, and the rounds that
     never arrived."""
     delays, lost = [], 0
     for r in range(rounds):
+        if until and until():
+            break
         rid = first_id + r
         sender = senders[r % len(senders)]
         receivers = [m for m in members if m is not sender]
         sent = time.monotonic()
-        sender.proc.stdin.write(f"bench {rid} {sent:.6f}\n".encode())
-        sender.proc.stdin.flush()
+        sender.type(f"bench {rid} {sent:.6f}\n")
         if not pump.wait(lambda: all(rid in m.received for m in receivers), timeout):
             lost += 1
             continue
@@ -316,20 +369,91 @@ def run_group(args, binary, server, env, size, first_id):
                            and row["stream"]["lost_rounds"] == 0 and got >= expected)
         return row
     finally:
-        for m in members:
-            try:
+        stop(pump, members)
+
+
+def stop(pump, members):
+    """Ends every member as a person or script would (`/quit`, end of
+    input), then the ones still there after 20 s by SIGKILL."""
+    for m in members:
+        try:
+            if m.terminal:
+                m.type("/quit\n")
+            else:
                 m.proc.stdin.close()
-            except (BrokenPipeError, OSError):
-                pass
-        deadline = time.monotonic() + 20
-        for m in members:
-            try:
-                m.proc.wait(max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                m.proc.kill()
-                m.proc.wait()
-        pump.stop = True
-        pump.thread.join(2)
+        except (BrokenPipeError, OSError):
+            pass
+    deadline = time.monotonic() + 20
+    for m in members:
+        try:
+            m.proc.wait(max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            m.proc.kill()
+            m.proc.wait()
+    pump.stop = True
+    pump.thread.join(2)
+    for m in members:
+        if m.terminal:
+            m.terminal.close()
+
+
+def run_file(args, binary, server, env, size, first_id, payload, digest):
+    """A new room of `size`: scripts that take every file (`--auto-accept`)
+    and, last to join, a person at a terminal who types `/send PATH` once
+    everyone is connected. Fan-out rounds among the scripts while the file
+    goes to each of them (stopped when the first has it all)."""
+    pump = Pump()
+    common = ["--server", server, "--no-store"]
+    members, inboxes = [], []
+    row = {"members": size, "file_bytes": os.path.getsize(payload)}
+
+    def script(argv, name):
+        inbox = os.path.join(args.inbox_dir or args.work, f"in-{name}-{size}-{os.getpid()}")
+        os.makedirs(inbox, exist_ok=True)
+        inboxes.append(inbox)
+        m = Member([binary] + argv + ["--as", name, "--json", "--auto-accept", inbox] + common, env, args.work)
+        members.append(m)
+        pump.add(m)
+        return m
+
+    try:
+        creator = script(["create", "--group", "--max", str(size)], "f1")
+        if not pump.wait(lambda: creator.code is not None or creator.eof, 30) or creator.code is None:
+            raise SystemExit(f"bench: no code from create --group: {open(creator.stderr_path).read()[-500:]}")
+        scripts = [creator] + [script(["join", creator.code], f"f{i + 1}") for i in range(1, size - 1)]
+        person_env = dict(env, TERM="screen", LANG="C.UTF-8", NO_COLOR="1")
+        person = Member([binary, "join", creator.code, "--as", f"f{size}"] + common, person_env, args.work, terminal=True)
+        members.append(person)
+        pump.add(person)
+        if not expect_mesh(pump, scripts, size, args.timeout):
+            raise SystemExit(f"bench: the file room of {size} did not connect within {args.timeout} s: "
+                             + "; ".join(f"{m.name} {len(m.connected)}" for m in scripts))
+        cpu0 = [proc_cpu(m.proc.pid) for m in members]
+        start = time.monotonic()
+        person.type(f"/send {payload}\n")
+        if not pump.wait(lambda: all(m.offers for m in scripts), args.timeout):
+            raise SystemExit(f"bench: the offer of {payload} did not reach every member within {args.timeout} s")
+        delays, lost = fan_out(pump, members, scripts, args.rounds, first_id, args.gap,
+                               until=lambda: any(m.transfers_done for m in scripts))
+        rounds = len(delays) // max(1, size - 1) + lost
+        pump.wait(lambda: all(m.transfers_done for m in scripts), args.timeout + 300)
+        cpu1 = [proc_cpu(m.proc.pid) for m in members]
+        received = [os.path.join(inbox, os.path.basename(payload)) for inbox in inboxes]
+        ok = all(os.path.exists(f) and sha256(f) == digest for f in received)
+        seconds = max((m.done_at or time.monotonic()) for m in scripts) - start
+        row.update(summary([d for _, d in delays]), lost_rounds=lost, rounds_during_transfer=rounds,
+                   to_the_sender=summary([d for m, d in delays if m is person]),
+                   to_the_others=summary([d for m, d in delays if m is not person]),
+                   seconds=round(seconds, 2), mb_per_s_per_receiver=round(row["file_bytes"] / 1e6 / seconds, 1),
+                   cpu_s_sender=round(cpu1[-1] - cpu0[-1], 2),
+                   cpu_s_receiver_mean=round(statistics.mean(b - a for a, b in zip(cpu0[:-1], cpu1[:-1])), 2),
+                   verified=ok and lost == 0 and all(m.transfers_done for m in scripts),
+                   errors=[e for m in members for e in m.errors])
+        return row
+    finally:
+        stop(pump, members)
+        for inbox in inboxes:
+            shutil.rmtree(inbox, ignore_errors=True)
 
 
 def main():
@@ -340,6 +464,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=60)
     ap.add_argument("--gap", type=float, default=0.02, help="seconds between a round's last receipt and the next line")
     ap.add_argument("--stream-mb", type=int, default=2)
+    ap.add_argument("--inbox-dir", help="where the receivers write the file (default: --work; /dev/shm takes the disk out)")
+    ap.add_argument("--file-mb", type=int, default=128, help="the file a person at a terminal sends to the group (MiB; 0: none)")
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--baseline", help="another chatcli binary (an older build) measured in the same run, interleaved")
     ap.add_argument("--json", action="store_true")
@@ -364,6 +490,8 @@ def main():
                 if time.monotonic() > deadline or server_proc.poll() is not None:
                     raise SystemExit(f"bench: chatcli serve did not listen on 127.0.0.1:{port}")
                 time.sleep(0.05)
+        payload = os.path.join(args.work, "payload.bin")
+        digest = write_payload(payload, args.file_mb) if args.file_mb else None
         tools = [("chatcli", args.chatcli)] + ([("baseline", args.baseline)] if args.baseline else [])
         for n, size in enumerate(sizes):
             for k, (tool, binary) in enumerate(tools):   # interleaved: load on the machine hits both alike
@@ -373,6 +501,9 @@ def main():
                 # This harness reads every member's stdout on the same CPUs.
                 row["harness_cpu_s"] = round(time.process_time() - harness_cpu, 2)
                 row["server_cpu_s"] = round(proc_cpu(server_proc.pid) - server_cpu, 2)
+                if args.file_mb and tool == "chatcli":   # a baseline may predate group files
+                    row["file"] = run_file(args, binary, server, env, size, 100_000 * (len(tools) * n + k + 1) + 50_000,
+                                           payload, digest)
                 row.update(tool=tool, rounds=args.rounds, stream_mb=args.stream_mb, cpus=os.cpu_count())
                 rows.append(row)
                 print(json.dumps(row), flush=True)

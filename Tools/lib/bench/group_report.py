@@ -57,6 +57,14 @@ def print_table(all_rows, args, out=sys.stderr):
           f"{r['members'] - 1} in {s['seconds']} s (the rounds took its first {s['rounds_s']} s; the machine "
           f"{s['machine_busy_percent']} % busy then, {r['idle']['machine_busy_percent']} % in the idle rounds); "
           f"CPU: streaming member {s['cpu_s_sender']} s, each receiver {s['cpu_s_receiver_mean']} s")
+        f = r.get("file")
+        if f:
+            p(f"    while a person sends a {f['file_bytes'] / 2**20:.0f} MiB file to the group: to the others median "
+              f"{f['to_the_others'].get('median_ms', float('nan')):.1f} / p99 {f['to_the_others'].get('p99_ms', float('nan')):.1f} ms, "
+              f"to the sender {f['to_the_sender'].get('median_ms', float('nan')):.1f} / {f['to_the_sender'].get('p99_ms', float('nan')):.1f} ms "
+              f"({f['rounds_during_transfer']} rounds during the transfer); the file to each of {r['members'] - 1} at "
+              f"{f['mb_per_s_per_receiver']} MB/s in {f['seconds']} s, SHA-256 {'ok' if f['verified'] else 'NOT ok'}; "
+              f"CPU: sender {f['cpu_s_sender']} s, each receiver {f['cpu_s_receiver_mean']} s")
         p(f"    joining: the newcomer {r['newcomer_s']:.3f} s, {r['join_cpu_ms_last']:.0f} ms CPU, "
           f"each member already there {r['join_cpu_ms_others']:.0f} ms; peak RSS {mb(min(r['hwm_kib'])):.1f}-{mb(max(r['hwm_kib'])):.1f} MB, "
           f"after the stream {mb(min(r['hwm_after_stream_kib'])):.1f}-{mb(max(r['hwm_after_stream_kib'])):.1f} MB; "
@@ -75,8 +83,11 @@ def print_table(all_rows, args, out=sys.stderr):
     p99 = max(max(r["idle"].get("p99_ms", float("inf")), r["stream"].get("p99_ms", float("inf"))) for r in rows)
     p99_idle = max(r["idle"].get("p99_ms", float("inf")) for r in rows)
     extra = per_extra_member(rows, "hwm_kib")
+    files = [r["file"] for r in rows if r.get("file")]
+    p99_file = max((f.get("p99_ms", float("inf")) for f in files), default=None)
     p(f"targets: connected within {CONNECT_TARGET_S:g} s of the last join: worst {connect:.3f} s {verdict(connect <= CONNECT_TARGET_S)}; "
       f"fan-out p99 <= {FAN_OUT_P99_TARGET_MS} ms: idle worst {p99_idle:.1f} ms {verdict(p99_idle <= FAN_OUT_P99_TARGET_MS)}, "
       f"with the stream worst {p99:.1f} ms {verdict(p99 <= FAN_OUT_P99_TARGET_MS)}"
+      + ("" if p99_file is None else f", while a file goes worst {p99_file:.1f} ms {verdict(p99_file <= FAN_OUT_P99_TARGET_MS)}")
       + ("" if extra is None else
          f"; memory per extra member <= {PER_MEMBER_TARGET_MB} MB: {extra:.2f} MB {verdict(extra <= PER_MEMBER_TARGET_MB)}"))
