@@ -17,7 +17,17 @@ public struct Outbox: Sendable {
     }
 
     public let epoch: String
-    private(set) var entries: [Entry] = []
+    /// Oldest first, with consecutive `seq`s: the live ones are
+    /// `entries[head...]`. Acknowledgements remove a prefix, so they move
+    /// `head` (the array is compacted once half of it is dead) instead of
+    /// scanning every entry: a script piping into a group keeps thousands
+    /// here per pair, and each ack, sent or flush scanned them all.
+    private var entries: [Entry] = []
+    private var head = 0
+    /// Entries before this index went out on the current connection (they
+    /// are always a prefix: each connection sends them again from the
+    /// oldest, in order); the rest wait.
+    private var firstUnsent = 0
     private var nextSeq = 1
     /// The current connection: its number, how many chat messages went out
     /// on it, and the sequence number its first one had.
@@ -29,8 +39,8 @@ public struct Outbox: Sendable {
     public init(epoch: String) { self.epoch = epoch }
 
     /// Messages typed that the peer has not acknowledged yet.
-    public var undelivered: Int { entries.count }
-    public var isEmpty: Bool { entries.isEmpty }
+    public var undelivered: Int { entries.count - head }
+    public var isEmpty: Bool { head == entries.count }
     /// The memory those messages hold: their UTF-8 bytes plus a fixed
     /// `entryOverhead` each (a script's one-byte lines cost more than a byte).
     public private(set) var bytes = 0
@@ -44,11 +54,21 @@ public struct Outbox: Sendable {
 
     private static func cost(_ text: String) -> Int { text.utf8.count + entryOverhead }
 
-    private mutating func remove(where acknowledged: (Entry) -> Bool) -> Int {
-        let before = entries.count
-        for entry in entries where acknowledged(entry) { bytes -= Self.cost(entry.text) }
-        entries.removeAll(where: acknowledged)
-        return before - entries.count
+    /// Drops the oldest `count` live entries.
+    private mutating func removeOldest(_ count: Int) -> Int {
+        guard count > 0 else { return 0 }
+        for entry in entries[head..<head + count] { bytes -= Self.cost(entry.text) }
+        head += count
+        firstUnsent = max(firstUnsent, head)
+        if head == entries.count {
+            entries.removeAll(keepingCapacity: true)
+            (head, firstUnsent) = (0, 0)
+        } else if head >= 1024 && head * 2 >= entries.count {
+            entries.removeSubrange(0..<head)
+            firstUnsent -= head
+            head = 0
+        }
+        return count
     }
 
     /// A new connection opened: everything unacknowledged goes out again,
@@ -56,40 +76,44 @@ public struct Outbox: Sendable {
     public mutating func connectionOpened() -> DeliveryMessage {
         connection += 1
         sentOnConnection = 0
-        connectionBase = entries.first?.seq ?? nextSeq
+        connectionBase = isEmpty ? nextSeq : entries[head].seq
         open = true
-        for i in entries.indices { entries[i].connection = nil }
+        for i in head..<firstUnsent { entries[i].connection = nil }
+        firstUnsent = head
         return .hello(epoch: epoch, next: connectionBase)
     }
 
     public mutating func connectionClosed() { open = false }
 
-    /// The texts to send now, in order; call `sent()` for each one handed to the connection.
-    public var unsent: [String] {
-        guard open else { return [] }
-        return entries.lazy.filter { $0.connection == nil }.map(\.text)
+    /// The oldest text to send now; call `sent()` when the connection took it.
+    /// (One at a time: a view of all of them would copy the entries at the
+    /// first `sent()`.)
+    public var nextUnsent: String? {
+        open && firstUnsent < entries.count ? entries[firstUnsent].text : nil
     }
 
     /// The oldest unsent message went out on the current connection.
     public mutating func sent() {
-        guard open, let i = entries.firstIndex(where: { $0.connection == nil }) else { return }
-        entries[i].connection = connection
-        entries[i].position = sentOnConnection
+        guard open, firstUnsent < entries.count else { return }
+        entries[firstUnsent].connection = connection
+        entries[firstUnsent].position = sentOnConnection
         sentOnConnection += 1
+        firstUnsent += 1
     }
 
     /// A `ctl` ack: everything of ours up to `seq` is on the peer's screen.
     @discardableResult
     public mutating func acknowledge(epoch: String, seq: Int) -> Int {
-        guard epoch == self.epoch else { return 0 }
-        return remove { $0.seq <= seq }
+        // `seq` is the peer's number: compared before any arithmetic, so no value overflows.
+        guard epoch == self.epoch, !isEmpty, seq >= entries[head].seq else { return 0 }
+        return removeOldest(min(seq - entries[head].seq + 1, undelivered))
     }
 
     /// SCTP acknowledged the first `count` chat messages of the current
     /// connection: for a peer without `ctl` acks that is delivery.
     @discardableResult
     public mutating func acknowledgeTransport(count: Int) -> Int {
-        let connection = self.connection
-        return remove { $0.connection == connection && $0.position < count }
+        guard head < firstUnsent, entries[head].connection == connection, count > entries[head].position else { return 0 }
+        return removeOldest(min(count - entries[head].position, firstUnsent - head))
     }
 }

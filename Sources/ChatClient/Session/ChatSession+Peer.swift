@@ -239,7 +239,7 @@ extension ChatSession {
     /// Sends what waits, if the channel is open.
     func flushOutbox() {
         guard let peer, peer.isOpen, codeAuth.allowsChat else { return }
-        for text in outbox.unsent {
+        while let text = outbox.nextUnsent {
             do { try peer.send(text: text) } catch { break }
             outbox.sent()
         }
