@@ -68,7 +68,7 @@ let package = Package(
         ]),
         .target(name: "PeerConnection", dependencies: ["Wire", "STUN", "TURN", "ICE", "DTLS", "SCTP", "SDP"]),
         // The terminal side of chatcli: readline, the interactive chat, stdin lines.
-        .target(name: "Terminal", dependencies: ["ChatClient", "ChatRuntime", "PeerConnection", "FileTransfer", "Runtime", "SessionStore", "CReadline", "CShims", "CQRencode"]),
+        .target(name: "Terminal", dependencies: ["ChatClient", "ChatRuntime", "PeerConnection", "Signaling", "FileTransfer", "Runtime", "SessionStore", "CReadline", "CShims", "CQRencode"]),
         .target(name: "SessionStore", dependencies: ["Wire", "CSodium", "CShims", "CKeyutils"]),
         .executableTarget(name: "chatcli-bench", dependencies: ["PeerConnection", "Runtime", "STUN", "ICE"]),
         .executableTarget(name: "chatcli", dependencies: [

@@ -93,6 +93,15 @@ import Testing
         #expect(FileManager.default.contentsEqual(atPath: inbox + "/report.txt", andPath: report))
         let offer = bob.waitForEvent("transfer_done", timeout: 20)
         #expect(offer?["member_name"] as? String == "alice", "\(bob.transcript)")
+        // `/send @NAME PATH`: to bob only; carol is offered nothing more.
+        let notes = Harness.temporaryDirectory() + "/notes.txt"
+        try Data("for bob\n".utf8).write(to: URL(fileURLWithPath: notes))
+        alice.enter("/send @bob " + notes)
+        let twice = alice.waitFor { $0.components(separatedBy: "to bob: verified").count == 3 }
+        #expect(twice.ok, "\(twice.screen)")
+        #expect(bob.waitForEvents("transfer_done", count: 2, timeout: 20), "\(bob.transcript)")
+        #expect(FileManager.default.fileExists(atPath: inbox + "/notes.txt"))
+        #expect(carol.stdout.filter { $0.hasPrefix(#"{"event":"offer""#) }.count == 1, "\(carol.transcript)")
         alice.enter("/quit")
         #expect(alice.waitForExit(timeout: 20) == 0)
         for script in [bob, carol] {

@@ -299,7 +299,7 @@ public final class GroupSession {
     }
 
     /// The member with this name (as shown) or member id, among those with a pair.
-    func member(named name: String) -> MemberID? {
+    public func member(named name: String) -> MemberID? {
         order.first { id in members[id]?.pair != nil && (members[id]?.name == name || id.rawValue == name) }
     }
 

@@ -85,7 +85,8 @@ public enum SlashCommand: Equatable, Sendable {
           /verify        show the safety words and how to compare them with your peer
           /verify ok     after comparing aloud: mark your peer verified and tell them (starts a chat the code did not prove)
           /name NAME     the name your peer sees for you
-          /send PATH     offer a file or folder to your peer (progress shows in the prompt)
+          /send PATH     offer a file or folder to your peer (progress shows in the prompt); in a group
+                         to every member, /send @NAME PATH to one
           /accept [N]    accept the offer your peer made (the latest, or #N); /decline [N] refuses it
           /cancel [N]    stop a transfer in either direction (what arrived is kept for a resume)
           /show          the last long message in full (a message over \(InteractiveChat.foldedLines) lines is folded)

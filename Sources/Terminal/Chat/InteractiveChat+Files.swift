@@ -1,6 +1,7 @@
 import ChatClient
 import FileTransfer
 import Glibc
+import Signaling
 
 /// `/send`, `/accept`, `/decline`, `/cancel` and what transfers report:
 /// offers and results as lines above the prompt, progress in the prompt.
@@ -11,6 +12,18 @@ extension InteractiveChat {
             return
         }
         var path = raw
+        // `/send @NAME PATH`: in a group, to that member only.
+        var member: MemberID?
+        if path.hasPrefix("@") {
+            let name = String(path.dropFirst().prefix { $0 != " " })
+            guard let group = manager.group else { return show(.error, "/send @NAME is for group chats: here the file goes to your peer.") }
+            guard let id = group.member(named: name) else {
+                return show(.error, "Nobody called \(TerminalText.sanitize(name)) is in the group (see /who); nothing was offered.")
+            }
+            member = id
+            path = String(path.dropFirst(name.count + 1).drop { $0 == " " })
+            guard !path.isEmpty else { return show(.error, "Type /send @\(TerminalText.sanitize(name)) followed by a file or folder.") }
+        }
         while path.count > 1 && path.hasSuffix(" ") { path.removeLast() }
         if path == "~" || path.hasPrefix("~/"), let home = getenv("HOME") { path = String(cString: home) + path.dropFirst() }
         do {
@@ -22,7 +35,7 @@ extension InteractiveChat {
                 return
             }
             // A group: each member's pair reads the file through its own source.
-            if manager.group != nil { return manager.sendFileToGroup(path: path, skipped: source.skipped) }
+            if manager.group != nil { return manager.sendFileToGroup(path: path, skipped: source.skipped, to: member) }
             manager.sendFile(source, skipped: source.skipped)
         } catch {
             show(.error, "Cannot send: \(TerminalText.sanitize(error.message)).")
