@@ -202,6 +202,13 @@ public final class ChatManager {
         transferBooks.flatMap(\.active)
     }
     var transferBooks: [FileTransfers] { group?.fileTransfers ?? session.transfers.map { [$0] } ?? [] }
+    /// `/verify ok NAME` in a group.
+    public func verifyGroupMember(_ member: MemberID) -> Bool {
+        let verified = group?.verifiedByWords(member: member, now: now) ?? false
+        wake()
+        return verified
+    }
+
     /// In a group, the member a transfer is with.
     public func transferMember(_ id: Int) -> (id: String, name: String)? { group?.member(transfer: id) }
 

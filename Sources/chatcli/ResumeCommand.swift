@@ -90,6 +90,7 @@ enum ResumeCommand {
         let code = PairingCode(userInput: record.code)
         return GroupEntry(roomID: roomID, seat: GroupSeat(memberID: member, max: group.max), deviceID: deviceID,
                           locator: code?.locator ?? String(record.code.prefix(6)), secret: code?.secret,
+                          typedSecret: record.role == .joiner,
                           expires: record.expires.map(Timestamp.iso8601))
     }
 

@@ -234,6 +234,42 @@ extension GroupTests {
         #expect(alice.events.contains(.error(.noGroupRooms)), "\(alice.events)")
     }
 
+    /// People at terminals: a member with only the digits is unproven to the
+    /// creator (`member_unproven`, nothing crosses) until both compared their
+    /// safety words and said so (`/verify ok NAME`), then they chat; a member
+    /// who typed the whole code never falls back to an unproven pair (as a
+    /// two-person joiner): its pair with the digits-only member fails.
+    @Test func anUnprovenMemberChatsOnlyWithThoseWhoComparedTheWordsWithIt() throws {
+        let world = try World()
+        let alice = world.startGroup("alice", .create(max: 3), unproven: .ask)
+        #expect(world.run(until: { alice.code != nil }))
+        let code = try #require(alice.code)
+        let bob = world.startGroup("bob", .join(code: code), unproven: .ask)
+        let carol = world.startGroup("carol", .join(code: String(code.prefix(6))), unproven: .ask)
+        world.run(for: .seconds(5))
+        func unproven(_ client: Client) -> Int {
+            client.events.filter { if case .member(_, _, .unproven) = $0 { true } else { false } }.count
+        }
+        #expect(unproven(alice) == 1 && unproven(carol) >= 1, "\(alice.events)\n\(carol.events)")
+        #expect(bob.events.contains { if case .member(_, _, .error(.pakeFailed)) = $0 { true } else { false } }, "\(bob.events)")
+        carol.type("before anyone looked")
+        world.run(for: .seconds(1))
+        #expect(alice.groupMessages.isEmpty && bob.groupMessages.isEmpty)
+        // Alice and carol compare their words; bob does not.
+        let carolID = try #require(alice.group.member(named: "carol") ?? alice.group.who.first { $0.name != "bob" }?.id)
+        let aliceID = try #require(carol.group.who.first { alice.group.safetyWords(of: carolID) == carol.group.safetyWords(of: $0.id) }?.id)
+        #expect(alice.group.verifiedByWords(member: carolID, now: world.now))
+        #expect(carol.group.verifiedByWords(member: aliceID, now: world.now))
+        alice.process()
+        carol.process()
+        world.run(for: .seconds(2))
+        #expect(alice.groupMessages.map(\.text) == ["before anyone looked"], "\(alice.events)")
+        #expect(bob.groupMessages.isEmpty)
+        alice.type("hi carol")
+        world.run(for: .seconds(2))
+        #expect(carol.groupMessages.map(\.text) == ["hi carol"])
+    }
+
     /// `/quit`: the others see the member leave within a second, and the room goes on.
     @Test func aMemberWhoQuitsIsGoneForTheOthersWithinASecond() throws {
         let world = try World()

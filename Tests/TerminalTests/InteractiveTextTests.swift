@@ -39,6 +39,21 @@ import Testing
         #expect(ChatInput(line: "  \t ") == nil)
     }
 
+    /// Group commands name a member with `@` (`/to` with its first word), so a
+    /// two-person chat's `/verify maybe` stays a usage hint.
+    @Test func groupCommandsNameTheMember() {
+        #expect(ChatInput(line: "/verify @bob") == .command(.verifyMember("bob", ok: false)))
+        #expect(ChatInput(line: "/verify ok @bob") == .command(.verifyMember("bob", ok: true)))
+        #expect(ChatInput(line: "/to bob see you at 5") == .command(.to("bob see you at 5")))
+        for line in ["/to bob", "/verify @", "/verify ok @"] {
+            guard case .usage? = ChatInput(line: line) else {
+                Issue.record("\(line) should be a usage hint")
+                continue
+            }
+        }
+        #expect(SlashCommand.helpText.contains("/who") && SlashCommand.helpText.contains("/to NAME"))
+    }
+
     @Test func helpListsEveryCommand() {
         for word in ["/help", "/quit", "/leave", "/status", "/verify", "/verify ok", "/name", "/clear", "/show", "//", "Ctrl-C", "Ctrl-D"] {
             #expect(SlashCommand.helpText.contains(word), "\(word)")

@@ -24,9 +24,15 @@ public struct GroupEntry: Equatable, Sendable {
     /// (a member who typed only the digits is unproven to everyone).
     public var locator: String
     public var secret: CodeSecret?
+    /// This member typed the whole code (a joiner): as in a two-person chat,
+    /// a member who does not prove it is then a failed pair, never an
+    /// unproven one; the creator (who made the code) may accept one by its words.
+    public var typedSecret: Bool
     public var expires: String?
 
-    public init(roomID: String, seat: GroupSeat, deviceID: String, locator: String, secret: CodeSecret?, expires: String?) {
+    public init(roomID: String, seat: GroupSeat, deviceID: String, locator: String, secret: CodeSecret?, typedSecret: Bool,
+                expires: String?) {
+        self.typedSecret = typedSecret
         self.roomID = roomID
         self.seat = seat
         self.deviceID = deviceID

@@ -122,7 +122,8 @@ extension GroupSession {
             chat.pinsPeer = false
             // A member back as a new process (crashed, run again) proves the code again.
             chat.reprovesByCode = true
-            let pair = ChatSession(mode: .groupPair(roomID: entry.roomID, iceServers: iceServers), options: chat, now: now,
+            let pair = ChatSession(mode: .groupPair(roomID: entry.roomID, iceServers: iceServers, typedSecret: entry.typedSecret),
+                                   options: chat, now: now,
                                    random: makeRandom())
             members[id] = Member(id: id, name: Self.handle(for: id), offers: offers, present: true, pair: pair)
             order.append(id)

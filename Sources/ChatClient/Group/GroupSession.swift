@@ -303,6 +303,25 @@ public final class GroupSession {
         order.first { id in members[id]?.pair != nil && (members[id]?.name == name || id.rawValue == name) }
     }
 
+    /// The safety words of the connection with `member` (to compare aloud with that member).
+    public func safetyWords(of member: MemberID) -> String? {
+        guard let pair = members[member]?.pair else { return nil }
+        return pair.codeAuth.heldConnected?.sas ?? pair.connection?.connectionInfo?.sas
+    }
+
+    /// `/verify ok NAME`: the person compared the safety words with that
+    /// member aloud and they matched. A member the code did not prove is
+    /// let through (each side accepts for itself, as in a two-person chat);
+    /// false when there are no words to accept yet.
+    @discardableResult
+    public func verifiedByWords(member: MemberID, now: Duration) -> Bool {
+        advance(now)
+        guard let pair = members[member]?.pair, let sas = safetyWords(of: member) else { return false }
+        let verified = pair.peerVerifiedByWords(sas: sas)
+        drain()
+        return verified
+    }
+
     /// The memory held for the slowest member's undelivered lines (input back-pressure).
     public var outboxBytes: Int { pairs.map(\.outbox.bytes).max() ?? 0 }
 

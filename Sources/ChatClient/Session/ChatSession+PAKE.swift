@@ -82,10 +82,10 @@ extension ChatSession {
             // Only `receive CODE` run again has a code here: typed whole, it never falls back to unproven.
             codeAuth.secret = options.codeSecret
             codeAuth.typedSecret = options.codeSecret != nil && options.codeLocator != nil
-        case .groupPair:
-            // The group's creator made the secret, its joiners typed it: without it, unproven.
+        case .groupPair(_, _, let typed):
+            // The group's creator made the secret, its joiners typed it (then no unproven fallback, as for a joiner).
             codeAuth.secret = options.codeSecret
-            codeAuth.typedSecret = options.codeSecret != nil
+            codeAuth.typedSecret = typed && options.codeSecret != nil
         }
     }
 

@@ -39,7 +39,7 @@ extension ChatSession {
             showNotice()
             emit(.progress("Rejoining the room…"))
             joinRoom(roomID)
-        case .groupPair(let roomID, let servers):
+        case .groupPair(let roomID, let servers, _):
             if let locator = options.codeLocator { prepareCodeSecret(locator: locator) }
             state = .joiningRoom(roomID: roomID)
             iceServers = servers
@@ -262,7 +262,7 @@ extension ChatSession {
     /// one pairwise session per member) and end here without a word.
     func enterGroup(roomID: String, seat: GroupSeat, locator: String) {
         let entry = GroupEntry(roomID: roomID, seat: seat, deviceID: deviceID, locator: locator,
-                               secret: codeAuth.secret, expires: expires)
+                               secret: codeAuth.secret, typedSecret: codeAuth.typedSecret, expires: expires)
         state = .finished
         timers.cancelAll()
         actions.append(.enterGroup(entry))

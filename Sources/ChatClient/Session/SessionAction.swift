@@ -67,7 +67,7 @@ public enum SessionMode: Equatable, Sendable {
     case resumeRoom(roomID: String, deviceID: String)
     /// One pair of a group room (GroupSession): its signaling is the
     /// group's, addressed to one member; pairing and ICE servers are done.
-    case groupPair(roomID: String, iceServers: [ICEServerEntry])
+    case groupPair(roomID: String, iceServers: [ICEServerEntry], typedSecret: Bool)
 
     /// The saved device id a resumed session keeps (the server knows the room by it).
     var resumedDeviceID: String? {

@@ -101,7 +101,9 @@ public final class SessionRecorder {
                 let code = entry.secret.map { "\(entry.locator)-\($0)" } ?? entry.locator
                 let group = SessionRecord.Group(memberID: entry.seat.memberID.rawValue, max: entry.seat.max)
                 return try add(code: code, deviceID: entry.deviceID) { name in
-                    SessionRecord(name: name, serverURL: server, code: code, roomID: entry.roomID, role: .joiner, status: .accepted,
+                    // The role says whether the whole code was typed (a joiner) or made here.
+                    SessionRecord(name: name, serverURL: server, code: code, roomID: entry.roomID,
+                                  role: entry.typedSecret ? .joiner : .creator, status: .accepted,
                                   created: now, expires: entry.expires.flatMap(Timestamp.parseISO8601), deviceIDs: [entry.deviceID],
                                   identity: identity, group: group)
                 }

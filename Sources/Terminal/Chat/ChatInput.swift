@@ -42,7 +42,11 @@ public enum ChatInput: Equatable, Sendable {
             switch rest.lowercased() {
             case "": return .command(.verify)
             case "ok": return .command(.verifyOK)
-            default: return .usage("Type /verify to see the safety words, or /verify ok once you compared them and they matched.")
+            default:
+                // In a group: `/verify @NAME`, `/verify ok @NAME`, one member's words.
+                if rest.lowercased().hasPrefix("ok @"), rest.count > 4 { return .command(.verifyMember(String(rest.dropFirst(4)), ok: true)) }
+                if rest.hasPrefix("@"), rest.count > 1, !rest.contains(" ") { return .command(.verifyMember(String(rest.dropFirst()), ok: false)) }
+                return .usage("Type /verify to see the safety words, or /verify ok once you compared them and they matched.")
             }
         case "accept", "decline", "cancel":
             let id: Int?
@@ -64,6 +68,8 @@ public enum ChatInput: Equatable, Sendable {
 public enum SlashCommand: Equatable, Sendable {
     case help, quit, leave, status, verify, verifyOK, clear, show, who
     case name(String)
+    /// `/verify @NAME`, `/verify ok @NAME`: in a group, one member's safety words.
+    case verifyMember(String, ok: Bool)
     /// `/to NAME TEXT`: in a group, a message for one member only.
     case to(String)
     /// `/send PATH`: offer a file or folder.
@@ -81,6 +87,7 @@ public enum SlashCommand: Equatable, Sendable {
           /help          this list
           /status        the path to your peer, round trip, messages and bytes each way, session age
           /who           in a group: each member, its path, round trip, and whether the code proved it
+          /verify @NAME, /verify ok @NAME   in a group: that member's safety words; mark them compared
           /to NAME TEXT  in a group: a message for that member only
           /verify        show the safety words and how to compare them with your peer
           /verify ok     after comparing aloud: mark your peer verified and tell them (starts a chat the code did not prove)

@@ -70,17 +70,24 @@ extension InteractiveChat {
             // In a group each member has its own path: /who lists them.
             show(.notice, manager.group != nil ? whoReport() : statusReport().lines.joined(separator: "\n"))
         case .who: show(.notice, whoReport())
+        case .verifyMember(let name, let ok):
+            verifyMember(name, ok: ok)
         case .to(let rest):
             guard manager.group != nil else { return show(.error, "/to is for group chats: in this chat everything goes to your peer.") }
             manager.send(line: "/to " + rest)
         case .verify:
             // Each pair has its own words; a group's connections are proven by the code (see /who).
             if manager.group != nil {
-                show(.notice, "In a group each member has its own safety words; /who says which members the code proved.")
+                show(.notice, "In a group each member has its own safety words: /verify @NAME shows them; /who says which members the code proved.")
             } else {
                 showSafetyWords()
             }
-        case .verifyOK: markVerified()
+        case .verifyOK:
+            if manager.group != nil {
+                show(.error, "In a group, say whose words you compared: /verify ok @NAME (see /who).")
+            } else {
+                markVerified()
+            }
         case .name(let raw): rename(raw)
         case .send(let path): offer(path)
         case .accept(let id): answer(id, accept: true)
@@ -149,6 +156,23 @@ extension InteractiveChat {
 }
 
 extension InteractiveChat {
+    /// `/verify NAME` shows that member's words; `/verify ok NAME` accepts them (both sides must).
+    func verifyMember(_ name: String, ok: Bool) {
+        guard let group = manager.group else {
+            return show(.error, "Type /verify to see the safety words, or /verify ok once you compared them and they matched.")
+        }
+        guard let member = group.member(named: name), let words = group.safetyWords(of: member) else {
+            return show(.error, "No connection with \(TerminalText.sanitize(name)) to verify (see /who).")
+        }
+        let who = TerminalText.sanitize(name)
+        guard ok else { return show(.important, "Safety words with \(who): \(words) — compare them with \(who) aloud, then /verify ok @\(who).") }
+        if manager.verifyGroupMember(member) {
+            show(.notice, "Marked \(who)'s words as compared; lines cross once \(who) does the same.")
+        } else {
+            show(.error, "Could not mark \(who)'s words: the connection changed; see /verify @\(who).")
+        }
+    }
+
     /// `/who`: one line per other member of a group room.
     func whoReport() -> String {
         guard let group = manager.group else { return "/who lists the members of a group room; this chat is between two people (see /status)." }
