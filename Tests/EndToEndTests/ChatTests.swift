@@ -23,6 +23,17 @@ import TestSupport
 
     static func lines(_ messages: [String]) -> String { messages.joined(separator: "\n") + "\n" }
 
+    /// Where `got` first differs from `expected`, each line cut to its first
+    /// 40 characters (test lines start with their tag and number).
+    static func difference(_ got: [String], _ expected: [String]) -> String {
+        let short = { (line: String) in String(line.prefix(40)) }
+        let common = min(got.count, expected.count)
+        guard let i = (0..<common).first(where: { got[$0] != expected[$0] }) ?? (got.count != expected.count ? common : nil)
+        else { return "the same" }
+        let around = { (lines: [String]) in lines[max(0, i - 2)..<min(lines.count, i + 3)].map(short) }
+        return "\(got.count) lines of \(expected.count); first difference at \(i): got \(around(got)), expected \(around(expected))"
+    }
+
     @Test func twoChatcliPeersExchangeEverySizeBothWays() throws {
         let server = try ServerProcess()
         let alice = try ChildProcess.chatcli(["create", "--server", server.url, "--json"], name: "alice")
