@@ -51,18 +51,10 @@ import threading
 import time
 
 from group_report import print_table
-from report import sha256, write_payload
+from report import free_port, sha256, write_payload
 
 STREAM_LINE = 100  # bytes per streamed line, newline included
 BENCH_ON_SCREEN = re.compile(rb": bench (\d+) ")
-
-
-def free_port(kind=socket.SOCK_STREAM):
-    s = socket.socket(socket.AF_INET, kind)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def machine_ticks():

@@ -32,17 +32,9 @@ import subprocess
 import sys
 import time
 
-from report import sha256, write_payload
+from report import free_port, sha256, write_payload
 
 PER_ALLOCATION = 16 * 1024 * 1024
-
-
-def free_port(kind=socket.SOCK_STREAM):
-    s = socket.socket(socket.AF_INET, kind)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def free_udp_pair():

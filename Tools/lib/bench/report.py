@@ -8,13 +8,14 @@ Each measurement has `status`: PASS / MISS against its target, or FAIL when
 the benchmark itself broke (then `reason` says why; `print` exits 1).
 
 The file benchmarks (files_bench.py, relay_bench.py, longpath_bench.py)
-import `write_payload` and `sha256` from here.
+import `write_payload`, `sha256` and `free_port` from here.
 """
 
 import argparse
 import hashlib
 import json
 import os
+import socket
 import sys
 
 
@@ -38,6 +39,15 @@ def sha256(path):
             h.update(chunk)
     return h.hexdigest()
 
+
+
+def free_port(kind=socket.SOCK_STREAM):
+    """A port on 127.0.0.1 that was free a moment ago."""
+    s = socket.socket(socket.AF_INET, kind)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 def machine():
     return {"cpus": os.cpu_count()}
