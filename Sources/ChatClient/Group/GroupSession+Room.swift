@@ -13,10 +13,9 @@ extension GroupSession {
     /// In the room at last: ask for ICE servers (this member's
     /// TURN credentials), then open the socket.
     func enter(_ entry: GroupEntry) {
-        phase = .room(entry, seated: false)
         emit(.progress("This is a group room (up to \(entry.seat.max) people); you are \(ownName)."))
-        let id = nextPeerRequest
-        nextPeerRequest += 1
+        let id = nextRequestID
+        nextRequestID += 1
         iceRequest = id
         actions.append(.http(id: id, RoomAPI.iceServersRequest(authority: options.chat.authority, roomID: entry.roomID,
                                                                deviceID: entry.deviceID), timeout: .seconds(5)))
@@ -32,7 +31,7 @@ extension GroupSession {
     }
 
     func joinRoom() {
-        guard socketOpen, case .room(let entry, _) = phase, let device = DeviceID(entry.deviceID) else { return }
+        guard socketOpen, case .room(let entry) = phase, let device = DeviceID(entry.deviceID) else { return }
         actions.append(.signaling(.send(.joinGroup(roomId: entry.roomID, deviceId: device))))
     }
 
@@ -43,9 +42,8 @@ extension GroupSession {
             socketOpen = true
             clientID = id
             joinRoom()
-        case .lost(let error, let retry):
+        case .lost(let error, _):
             socketOpen = false
-            if case .room(let entry, true) = phase { phase = .room(entry, seated: false) }
             if !serverLost {
                 serverLost = true
                 emit(.progress("Lost the server (\(error.message)). The chat goes on directly; reconnecting to the server in the background."))
@@ -54,7 +52,6 @@ extension GroupSession {
             // send meanwhile is lost, as on a pair's own dropped socket, and
             // the `room_ready` each gets once the group is seated again
             // renegotiates what needs it.
-            _ = retry
         case .failed(let error):
             fail(error)
         case .message(let message):
@@ -66,8 +63,7 @@ extension GroupSession {
     private func handle(_ message: ServerMessage) {
         switch message {
         case .groupJoined(let joined):
-            guard case .room(let entry, _) = phase, joined.roomId == entry.roomID else { return }
-            phase = .room(entry, seated: true)
+            guard case .room(let entry) = phase, joined.roomId == entry.roomID else { return }
             roomFullSince = nil
             if serverLost {
                 serverLost = false
@@ -107,7 +103,7 @@ extension GroupSession {
 
     /// A member is in the room: new (its pair starts), or back.
     private func memberSeated(_ id: MemberID, offers: Bool) {
-        guard case .room(let entry, _) = phase else { return }
+        guard case .room(let entry) = phase else { return }
         if members[id] == nil {
             // A room admits at most `max` members, ever: a server that
             // announces more gets no more pairs (each costs a connection).
@@ -189,8 +185,8 @@ extension GroupSession {
         case .http:
             break   // a pair has its ICE servers from the group and never calls REST
         case .createPeer(let request, let isOfferer, let servers):
-            let global = nextPeerRequest
-            nextPeerRequest += 1
+            let global = nextRequestID
+            nextRequestID += 1
             peerRequests[global] = (id, request)
             actions.append(.createPeer(request: global, isOfferer: isOfferer, iceServers: servers))
         case .closePeer, .shutDownPeer, .transfer:
@@ -269,7 +265,7 @@ extension GroupSession {
     }
 
     func leaveRoom(status: Int32) {
-        guard case .room(let entry, _) = phase else { return }
+        guard case .room(let entry) = phase else { return }
         phase = .leaving(entry, status: status)
         // The user left: nothing to come back to (a saved session closes).
         actions.append(.session(.closed))

@@ -34,8 +34,8 @@ public final class GroupSession {
     }
 
     enum Phase {
-        /// In the group room (`seated` once `room_joined` came).
-        case room(GroupEntry, seated: Bool)
+        /// In the group room (seated or not: pairs are made only from the server's seating frames).
+        case room(GroupEntry)
         /// The user left: pairs are closing, then `leave_room`.
         case leaving(GroupEntry, status: Int32)
         case finished
@@ -87,7 +87,8 @@ public final class GroupSession {
     var clientID = ""
     /// Peer requests of the pairs, by the id the driver sees.
     var peerRequests: [Int: (member: MemberID, request: Int)] = [:]
-    var nextPeerRequest = 1
+    /// The ids the driver sees, for peer requests and the ICE servers' HTTP request alike.
+    var nextRequestID = 1
     var iceRequest: Int?
     var inputEnded = false
     var rejoinAt: Duration?
@@ -102,18 +103,18 @@ public final class GroupSession {
         self.options = options
         self.now = now
         makeRandom = random
-        phase = .room(entry, seated: false)
+        phase = .room(entry)
     }
 
     // MARK: Driving
 
     public func start(now: Duration) {
         advance(now)
-        if case .room(let entry, _) = phase { enter(entry) }
+        if case .room(let entry) = phase { enter(entry) }
         drain()
     }
 
-    /// The room and seat, once in a group room (what `.rejoin` needs to come back).
+    /// The room and seat, once in a group room (what a resumed process needs to come back).
     public var groupEntry: GroupEntry? { entry }
 
     public func pollAction() -> SessionAction? { actions.popFirst() }
@@ -149,7 +150,7 @@ public final class GroupSession {
 
     var entry: GroupEntry? {
         switch phase {
-        case .room(let entry, _), .leaving(let entry, _): return entry
+        case .room(let entry), .leaving(let entry, _): return entry
         default: return nil
         }
     }
