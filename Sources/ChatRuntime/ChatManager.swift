@@ -115,14 +115,7 @@ public final class ChatManager {
         let group = GroupSession(entry: entry, options: GroupSession.Options(chat: session.options, name: groupName), now: now)
         if let template = session.transfers {
             // Each member's pair gets transfers of its own, set up as the chat's.
-            group.makeTransfers = {
-                let files = FileTransfers(makeSink: template.makeSink)
-                files.autoAccept = template.autoAccept
-                files.wake = template.wake
-                files.readsAhead = template.readsAhead
-                files.corruptChunk = template.corruptChunk
-                return files
-            }
+            group.makeTransfers = { template.configuredCopy() }
         }
         self.group = group
         group.start(now: now)

@@ -93,6 +93,18 @@ public final class FileTransfers {
 
     public init(makeSink: @escaping (TransferOffer) -> TransferSink) { self.makeSink = makeSink }
 
+    /// New, empty transfers set up as these (where files go, auto-accept,
+    /// the wake, reading ahead): one per pair of a group chat.
+    public func configuredCopy() -> FileTransfers {
+        let copy = FileTransfers(makeSink: makeSink)
+        copy.autoAccept = autoAccept
+        copy.corruptChunk = corruptChunk
+        copy.progressInterval = progressInterval
+        copy.wake = wake
+        copy.readsAhead = readsAhead
+        return copy
+    }
+
     func emit(_ update: Update) { updates.append(update) }
 
     /// What happened since the last call, in order.
