@@ -25,6 +25,8 @@ import websockets
 from aiortc import RTCPeerConnection, RTCSessionDescription
 from aiortc.sdp import candidate_from_sdp
 
+from sctp_drain import acknowledged
+
 OFFER, ACCEPT, DECLINE, ENTRY, RESUME, START, DATA, END, RESULT, DONE, COMPLETE, ABORT = range(1, 13)
 CHUNK = 65535
 
@@ -230,7 +232,7 @@ async def main():
 
     async def finish_then_leave():
         await finished.wait()
-        await asyncio.sleep(1)   # let the last message reach the peer
+        await acknowledged(pc)   # the last message must reach the peer before the close ABORTs
         await ws.send(json.dumps({"type": "leave_room"}))
         await ws.close()
 

@@ -30,6 +30,8 @@ from aiortc import RTCConfiguration, RTCIceServer, RTCIceTransportPolicy, RTCPee
 from aiortc import rtcsctptransport
 from aiortc.sdp import candidate_from_sdp
 
+from sctp_drain import acknowledged
+
 
 def emit(obj):
     print(json.dumps(obj), flush=True)
@@ -237,8 +239,9 @@ async def main():
         if done.is_set():
             break
         if t in ("room_ready", "webrtc_offer", "webrtc_answer") and "watch" not in channel_holder:
-            channel_holder["watch"] = asyncio.ensure_future(watch_done(done, ws))
+            channel_holder["watch"] = asyncio.ensure_future(watch_done(done, ws, pc))
 
+    await acknowledged(pc)
     await leave(ws)
     await pc.close()
     emit({"event": "closed", "received": len(received)})
@@ -253,11 +256,11 @@ async def leave(ws):
         pass
 
 
-async def watch_done(done, ws):
+async def watch_done(done, ws, pc):
     await done.wait()
     # aiortc's bufferedAmount reaching 0 means handed to SCTP, not acknowledged:
-    # give the last (largest) message time to arrive before leaving.
-    await asyncio.sleep(2)
+    # the last (largest) message must be acknowledged before leaving.
+    await acknowledged(pc)
     await leave(ws)
 
 
