@@ -18,6 +18,14 @@ public enum ChatEvent: Equatable, Sendable {
     /// (frozen, asleep): chatcli gives up in `waitSeconds` unless it answers
     /// (`{"event":"peer_not_answering","wait_s":N}`).
     case peerNotAnswering(waitSeconds: Int)
+    /// In a group: this member is `Outbox.limit` bytes behind; lines typed
+    /// now are not kept for it until it catches up (`peer_behind`, an extension).
+    case peerBehind(limitBytes: Int)
+    /// It caught up; `missed` of the lines typed meanwhile never reached it (`peer_caught_up`).
+    case peerCaughtUp(missed: Int)
+    /// The peer kept no copy of `lines` of its lines for us (we were too far
+    /// behind): they are missing right here (`gap`).
+    case gap(lines: Int)
     /// Messages typed that never reached the peer, when the chat ends
     /// (`{"event":"error","error":"undelivered","count":N}`).
     case undelivered(Int)
@@ -85,6 +93,9 @@ public enum ChatEvent: Equatable, Sendable {
         case .peerLeft: return ["event": "peer_left"]
         case .peerAway: return ["event": "peer_away"]
         case .peerBack: return ["event": "peer_back"]
+        case .peerBehind(let limit): return ["event": "peer_behind", "limit_bytes": JSON(limit)]
+        case .peerCaughtUp(let missed): return ["event": "peer_caught_up", "missed": JSON(missed)]
+        case .gap(let lines): return ["event": "gap", "lines": JSON(lines)]
         case .peerNotAnswering(let wait):
             return ["event": "peer_not_answering", "wait_s": JSON(wait), "message": .string(Self.peerNotAnsweringSentence(waitSeconds: wait))]
         case .undelivered(let n):
@@ -113,9 +124,10 @@ public enum ChatEvent: Equatable, Sendable {
     static func memberJSON(id: String, name: String, _ inner: JSON?) -> JSON? {
         guard case .object(var fields)? = inner, let kind = inner?["event"]?.stringValue else { return nil }
         let renamed = ["peer_joined": "member_joined", "peer_left": "member_left", "peer_away": "member_away",
-                       "peer_back": "member_back", "unproven": "member_unproven", "peer_not_answering": "member_not_answering"]
+                       "peer_back": "member_back", "unproven": "member_unproven", "peer_not_answering": "member_not_answering",
+                       "peer_behind": "member_behind", "peer_caught_up": "member_caught_up"]
         fields.removeAll { $0.0 == "event" }
-        let who: [(String, JSON)] = kind == "message" ? [("from", .string(id)), ("name", .string(name))]
+        let who: [(String, JSON)] = kind == "message" || kind == "gap" ? [("from", .string(id)), ("name", .string(name))]
                                                      : [("member", .string(id)), ("name", .string(name))]
         return .object([("event", .string(renamed[kind] ?? kind))] + who + fields)
     }

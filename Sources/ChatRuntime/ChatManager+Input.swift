@@ -6,7 +6,8 @@ extension ChatManager {
     /// much in memory, and the rest waits in its pipe or file.
     public static let inputHighWater = 4 << 20
 
-    /// False while the unacknowledged text is at ``inputHighWater``: the
-    /// caller reads no more input until it is true again.
-    public var wantsInput: Bool { (group?.outboxBytes ?? session.outbox.bytes) < Self.inputHighWater }
+    /// False while the unacknowledged text is at ``inputHighWater`` (in a
+    /// group: while no member can take a line, `GroupSession.wantsInput`):
+    /// the caller reads no more input until it is true again.
+    public var wantsInput: Bool { group?.wantsInput ?? (session.outbox.bytes < Self.inputHighWater) }
 }

@@ -83,7 +83,22 @@ extension FuzzTarget {
     }
 
     @Sendable static func control(_ data: [UInt8]) {
-        guard let message = ControlMessage(text: String(fuzzBytes: data)) else { return }
+        let text = String(fuzzBytes: data)
+        if let json = try? JSON.parse(text), let delivery = DeliveryMessage(json: json) {
+            FuzzCheck.expect((try? JSON.parse(delivery.text)).flatMap(DeliveryMessage.init(json:)) == delivery, "a delivery message round trips")
+            // Whatever numbers a peer sends, the inbox stays within its bounds and says a gap at most once.
+            var inbox = Inbox()
+            switch delivery {
+            case .hello(let epoch, let next): _ = inbox.receiveHello(epoch: epoch, next: next)
+            case .gap(let epoch, let before, let lines):
+                _ = inbox.receiveHello(epoch: epoch, next: max(1, before - 1))
+                let said = inbox.receive("x", now: .zero) + inbox.receiveGap(epoch: epoch, before: before, lines: lines)
+                let again = inbox.receiveGap(epoch: epoch, before: before, lines: lines)
+                FuzzCheck.expect(said.filter { $0 != .line("x") }.count <= 1 && again.isEmpty, "a gap is said once")
+            case .ack: break
+            }
+        }
+        guard let message = ControlMessage(text: text) else { return }
         FuzzCheck.expect(ControlMessage(text: message.text) == message, "a ctl message round trips")
     }
 

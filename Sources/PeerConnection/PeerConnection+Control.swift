@@ -35,6 +35,10 @@ extension PeerConnection {
             // A second `ctl` (a confused peer) is ignored: the first one stays.
             if controlChannel == nil {
                 controlChannel = id
+                // The chat's lane (PeerConnection+Transport): what numbers, acknowledges or
+                // announces chat lines (hello, ack, gap) leaves in order with them, never
+                // behind every line queued after it.
+                sctp?.association.setPriority(0, stream: id)
                 events.append(.controlOpen)
             }
             return true

@@ -86,4 +86,47 @@ import TestSupport
         #expect(outbox.acknowledge(epoch: "e", seq: .max) == model.entries.count)
         #expect(outbox.isEmpty && outbox.bytes == 0)
     }
+
+    /// With a limit (a group's pair), the outbox never holds the input:
+    /// past the limit the peer is behind and lines are only counted, until
+    /// acknowledgements bring it under half; then the run becomes one gap,
+    /// numbered before the next line, sent on every connection until an ack
+    /// passes it.
+    @Test func pastItsLimitAPeerIsBehindUntilHalfIsAcknowledgedAndTheRunBecomesAGap() {
+        var outbox = Outbox(epoch: "e", limit: 10 * (Outbox.entryOverhead + 1))
+        let kept = (0..<10).map { outbox.append("\($0)") }
+        #expect(kept.allSatisfy { $0 })
+        #expect(!outbox.takes("x"))
+        let skipped = [outbox.append("skipped 1"), outbox.append("skipped 2")]
+        #expect(skipped == [false, false])
+        #expect(outbox.isBehind && outbox.missedSinceBehind == 2 && outbox.undelivered == 10)
+        outbox.acknowledge(epoch: "e", seq: 2)
+        let early = outbox.catchUpIfRoom()
+        #expect(early == nil, "8 of 10 still wait: more than half")
+        let third = outbox.append("skipped 3")
+        #expect(!third, "still behind: no flapping at the limit")
+        outbox.acknowledge(epoch: "e", seq: 5)
+        let caughtUp = [outbox.catchUpIfRoom(), outbox.catchUpIfRoom()]
+        #expect(caughtUp == [3, nil], "said once")
+        let after = outbox.append("after")
+        #expect(after)
+        #expect(outbox.missed == 3 && outbox.missedSinceBehind == 0)
+
+        _ = outbox.connectionOpened()
+        #expect(outbox.nextUnsentGap == .gap(epoch: "e", before: 11, lines: 3))
+        outbox.gapSent()
+        #expect(outbox.nextUnsentGap == nil)
+        _ = outbox.connectionOpened()
+        #expect(outbox.nextUnsentGap == .gap(epoch: "e", before: 11, lines: 3), "sent again on a new connection")
+        outbox.acknowledge(epoch: "e", seq: 11)
+        _ = outbox.connectionOpened()
+        #expect(outbox.nextUnsentGap == nil, "an ack past it: the peer has it")
+    }
+
+    /// Without a limit (the two-person chat) nothing is ever skipped.
+    @Test func withoutALimitEveryLineIsKept() {
+        var outbox = Outbox(epoch: "e")
+        for i in 0..<10_000 { outbox.append(String(repeating: "x", count: 1_000) + "\(i)") }
+        #expect(outbox.undelivered == 10_000 && !outbox.isBehind && outbox.missed == 0)
+    }
 }

@@ -11,9 +11,14 @@ import Wire
 ///   connection, each later one being the next number.
 /// - `{"type":"ack","epoch":E,"seq":N}`: every message of sequence `E` up
 ///   to `N` is on the receiver's screen.
+/// - `{"type":"gap","epoch":E,"before":N,"lines":K}`: `K` lines of
+///   sequence `E` were never kept for the receiver (it was too far behind,
+///   in a group: `Outbox.limit`); they would have come right before number
+///   `N`. The receiver says so once everything before `N` is shown.
 public enum DeliveryMessage: Equatable, Sendable {
     case hello(epoch: String, next: Int)
     case ack(epoch: String, seq: Int)
+    case gap(epoch: String, before: Int, lines: Int)
 
     public static let version = 1
     /// Epochs are 16 hex digits; anything longer is not ours.
@@ -29,6 +34,10 @@ public enum DeliveryMessage: Equatable, Sendable {
         case "ack":
             guard let epoch = Self.epoch(json["epoch"]), let seq = Self.sequence(json["seq"]) else { return nil }
             self = .ack(epoch: epoch, seq: seq)
+        case "gap":
+            guard let epoch = Self.epoch(json["epoch"]), let before = Self.sequence(json["before"]), before >= 1,
+                  let lines = Self.sequence(json["lines"]), lines >= 1 else { return nil }
+            self = .gap(epoch: epoch, before: before, lines: lines)
         default:
             return nil
         }
@@ -40,6 +49,8 @@ public enum DeliveryMessage: Equatable, Sendable {
             return JSON.object(["type": "hello", "delivery": JSON(Self.version), "epoch": .string(epoch), "next": JSON(next)]).serialized
         case .ack(let epoch, let seq):
             return JSON.object(["type": "ack", "epoch": .string(epoch), "seq": JSON(seq)]).serialized
+        case .gap(let epoch, let before, let lines):
+            return JSON.object(["type": "gap", "epoch": .string(epoch), "before": JSON(before), "lines": JSON(lines)]).serialized
         }
     }
 

@@ -15,8 +15,17 @@
 /// What arrives again is acknowledged again: the ack for it may have gone
 /// out on the connection that just died, and a sender that never hears it
 /// would wait for it for ever (end of input waits for every ack).
+///
+/// A `gap` from the peer (it kept no copy of some lines for us: we were too
+/// far behind, in a group) is said once, right after the last line before it.
 public struct Inbox: Sendable {
     public static let holdLimit: Duration = .seconds(3)
+
+    /// What reaches the screen: a line, or the news that lines are missing there.
+    public enum Item: Equatable, Sendable {
+        case line(String)
+        case gap(lines: Int)
+    }
 
     /// Per peer sequence (epoch): the highest number on the screen.
     private var shown: [String: Int] = [:]
@@ -29,6 +38,10 @@ public struct Inbox: Sendable {
     private(set) var holdingSince: Duration?
     /// An ack is owed to the peer (its epoch and the last number shown).
     public private(set) var pendingAck: DeliveryMessage?
+    /// Gaps announced but not yet reached, and per epoch the last one said.
+    private var gaps: [(epoch: String, before: Int, lines: Int)] = []
+    private var gapSaid: [String: Int] = [:]
+    static let maxGaps = 64
 
     public init() {}
 
@@ -41,7 +54,7 @@ public struct Inbox: Sendable {
     }
 
     /// A chat message arrived; returns what to show (nothing while held or a duplicate).
-    public mutating func receive(_ text: String, now: Duration) -> [String] {
+    public mutating func receive(_ text: String, now: Duration) -> [Item] {
         let position = received
         received += 1
         if let hello { return admit(text, seq: hello.next + position, epoch: hello.epoch) }
@@ -50,12 +63,31 @@ public struct Inbox: Sendable {
             held.append(text)
             return []
         }
-        return [text]
+        return [.line(text)]
+    }
+
+    /// The peer's `gap`: said now if every line before it is shown, else
+    /// when the last of them is. Said once, however often it is sent again.
+    public mutating func receiveGap(epoch: String, before: Int, lines: Int) -> [Item] {
+        guard before > gapSaid[epoch] ?? 0, !gaps.contains(where: { $0.epoch == epoch && $0.before == before }) else { return [] }
+        if gaps.count >= Self.maxGaps { gaps.removeFirst() }
+        gaps.append((epoch, before, lines))
+        return gapsReached(epoch)
+    }
+
+    /// The gaps of `epoch` whose lines before are all shown, oldest first.
+    private mutating func gapsReached(_ epoch: String) -> [Item] {
+        let last = shown[epoch] ?? 0
+        let due = gaps.filter { $0.epoch == epoch && $0.before <= last + 1 }.sorted { $0.before < $1.before }
+        guard !due.isEmpty else { return [] }
+        gaps.removeAll { $0.epoch == epoch && $0.before <= last + 1 }
+        gapSaid[epoch] = due.last!.before
+        return due.map { .gap(lines: $0.lines) }
     }
 
     /// The peer's hello for this connection: held messages are numbered,
     /// duplicates dropped, the rest shown.
-    public mutating func receiveHello(epoch: String, next: Int) -> [String] {
+    public mutating func receiveHello(epoch: String, next: Int) -> [Item] {
         guard hello == nil else { return [] }
         hello = (epoch, next)
         peerSendsHello = true
@@ -69,9 +101,9 @@ public struct Inbox: Sendable {
                 shown[epoch] = last
                 pendingAck = .ack(epoch: epoch, seq: last)
             }
-            return []
+            return gapsReached(epoch)
         }
-        var out: [String] = []
+        var out: [Item] = []
         for (position, text) in held.enumerated() {
             out += admit(text, seq: next + position, epoch: epoch)
         }
@@ -79,9 +111,9 @@ public struct Inbox: Sendable {
     }
 
     /// The hold lasted too long: show what is held, unnumbered.
-    public mutating func releaseHeld() -> [String] {
+    public mutating func releaseHeld() -> [Item] {
         defer { held = []; holding = false; holdingSince = nil }
-        return held
+        return held.map(Item.line)
     }
 
     public mutating func takeAck() -> DeliveryMessage? {
@@ -89,15 +121,16 @@ public struct Inbox: Sendable {
         return pendingAck
     }
 
-    private mutating func admit(_ text: String, seq: Int, epoch: String) -> [String] {
+    private mutating func admit(_ text: String, seq: Int, epoch: String) -> [Item] {
         let last = shown[epoch] ?? 0
         guard seq > last else {
             // Shown before, on an earlier connection: acknowledged again.
             pendingAck = .ack(epoch: epoch, seq: last)
             return []
         }
+        let earlier = gapsReached(epoch)
         shown[epoch] = seq
         pendingAck = .ack(epoch: epoch, seq: seq)
-        return [text]
+        return earlier + [.line(text)] + gapsReached(epoch)
     }
 }

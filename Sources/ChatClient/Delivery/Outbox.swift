@@ -6,6 +6,14 @@
 /// again, in order, so nothing typed while the peer was away, or in flight
 /// when it crashed, is lost. Sans-IO: the session hands out the texts.
 /// Messages live in memory only, never on disk.
+///
+/// With a `limit` (a group's pairs, README "Groups"), the outbox never
+/// holds the input back: once `limit` bytes wait for this peer it is
+/// *behind*, and lines typed meanwhile are not kept for it (counted, not
+/// stored) until acknowledgements bring it under half the limit. Each such
+/// run becomes a `gap` message (DeliveryMessage) that tells the peer how
+/// many lines it missed and where, so a slow or vanished member costs the
+/// others nothing and nobody loses a line without being told.
 public struct Outbox: Sendable {
     struct Entry: Sendable {
         let seq: Int
@@ -36,7 +44,24 @@ public struct Outbox: Sendable {
     private(set) var connectionBase = 1
     private var open = false
 
-    public init(epoch: String) { self.epoch = epoch }
+    /// Bytes that may wait for this peer before it is behind; nil: no
+    /// limit (the two-person chat holds its input back instead).
+    public var limit: Int?
+    /// Lines not kept because the peer is behind: since the last gap, and in all.
+    private var skipped = 0
+    public private(set) var missed = 0
+    /// Lines missed since the peer last fell behind (reported when it catches up, or at the end).
+    public private(set) var missedSinceBehind = 0
+    public private(set) var isBehind = false
+    /// Gaps the peer has not acknowledged: sent on each connection, from `firstUnsentGap`.
+    private var gaps: [DeliveryMessage] = []
+    private var firstUnsentGap = 0
+    static let maxGaps = 64
+
+    public init(epoch: String, limit: Int? = nil) {
+        self.epoch = epoch
+        self.limit = limit
+    }
 
     /// Messages typed that the peer has not acknowledged yet.
     public var undelivered: Int { entries.count - head }
@@ -46,10 +71,74 @@ public struct Outbox: Sendable {
     public private(set) var bytes = 0
     static let entryOverhead = 64
 
-    public mutating func append(_ text: String) {
+    /// Keeps `text` for the peer; false when the peer is behind (with a
+    /// `limit`) and the line is only counted as missed.
+    /// `keep`: kept even past the limit (nobody else could take it either, and the input now waits).
+    @discardableResult
+    public mutating func append(_ text: String, keep: Bool = false) -> Bool {
+        if !keep, !takes(text) {
+            isBehind = true
+            skipped += 1
+            missed += 1
+            missedSinceBehind += 1
+            return false
+        }
+        closeGap()
         entries.append(Entry(seq: nextSeq, text: text))
         bytes += Self.cost(text)
         nextSeq += 1
+        return true
+    }
+
+    /// Whether `append` would keep `text` for the peer (it is not behind, and the text fits).
+    public func takes(_ text: String) -> Bool { takes(bytes: text.utf8.count) }
+
+    /// Whether it would keep a text of `count` UTF-8 bytes.
+    public func takes(bytes count: Int) -> Bool {
+        guard let limit else { return true }
+        return !isBehind && bytes + count + Self.entryOverhead <= limit
+    }
+
+    /// Behind, and acknowledgements brought it under half the limit: lines
+    /// are kept again, and the run it missed becomes a gap. Returns how
+    /// many lines it missed while behind, once, when it caught up.
+    public mutating func catchUpIfRoom() -> Int? {
+        guard isBehind, let limit, bytes <= limit / 2 else { return nil }
+        isBehind = false
+        closeGap()
+        defer { missedSinceBehind = 0 }
+        return missedSinceBehind
+    }
+
+    /// The lines skipped since the last gap become one, before the next line's number.
+    private mutating func closeGap() {
+        guard skipped > 0 else { return }
+        if gaps.count >= Self.maxGaps {
+            // Bounded: an unsent newest gap and this run are said as one;
+            // else the oldest (sent, unacknowledged: a peer without acks) is forgotten.
+            if firstUnsentGap < gaps.count, case .gap(_, _, let lines) = gaps.removeLast() {
+                skipped += lines
+            } else {
+                gaps.removeFirst()
+                firstUnsentGap -= 1
+            }
+        }
+        gaps.append(.gap(epoch: epoch, before: nextSeq, lines: skipped))
+        skipped = 0
+    }
+
+    /// The next gap to send on `ctl` now; call `gapSent()` when it went out.
+    public var nextUnsentGap: DeliveryMessage? {
+        open && firstUnsentGap < gaps.count ? gaps[firstUnsentGap] : nil
+    }
+
+    public mutating func gapSent() { firstUnsentGap += 1 }
+
+    /// Gaps before a line the peer acknowledged are known to it.
+    private mutating func forgetGaps(through seq: Int) {
+        let known = gaps.prefix { if case .gap(_, let before, _) = $0 { before <= seq } else { true } }.count
+        gaps.removeFirst(known)
+        firstUnsentGap = max(0, firstUnsentGap - known)
     }
 
     private static func cost(_ text: String) -> Int { text.utf8.count + entryOverhead }
@@ -80,6 +169,7 @@ public struct Outbox: Sendable {
         open = true
         for i in head..<firstUnsent { entries[i].connection = nil }
         firstUnsent = head
+        firstUnsentGap = 0
         return .hello(epoch: epoch, next: connectionBase)
     }
 
@@ -105,7 +195,9 @@ public struct Outbox: Sendable {
     @discardableResult
     public mutating func acknowledge(epoch: String, seq: Int) -> Int {
         // `seq` is the peer's number: compared before any arithmetic, so no value overflows.
-        guard epoch == self.epoch, !isEmpty, seq >= entries[head].seq else { return 0 }
+        guard epoch == self.epoch else { return 0 }
+        forgetGaps(through: seq)
+        guard !isEmpty, seq >= entries[head].seq else { return 0 }
         return removeOldest(min(seq - entries[head].seq + 1, undelivered))
     }
 

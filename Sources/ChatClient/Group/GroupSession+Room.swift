@@ -121,6 +121,7 @@ extension GroupSession {
             let pair = ChatSession(mode: .groupPair(roomID: entry.roomID, iceServers: iceServers, typedSecret: entry.typedSecret),
                                    options: chat, now: now,
                                    random: makeRandom())
+            pair.outbox.limit = Self.memberBacklog
             members[id] = Member(id: id, name: Self.handle(for: id), offers: offers, present: true, pair: pair)
             order.append(id)
             attachTransfers(to: pair, index: order.count - 1)
@@ -225,6 +226,9 @@ extension GroupSession {
         case .peerBack, .connected, .reconnected:
             members[id]?.awayUntil = nil
             emit(.member(id: id.rawValue, name: member.name, event: event))
+        case .undelivered(let lines), .peerCaughtUp(let lines):
+            linesLost += lines
+            emit(.member(id: id.rawValue, name: member.name, event: event))
         default:
             emit(.member(id: id.rawValue, name: member.name, event: event))
         }
@@ -261,7 +265,7 @@ extension GroupSession {
     /// closed, the group leaves the room.
     private func leaveWhenPairsAreDone() {
         guard inputEnded, case .room = phase, pairs.allSatisfy(\.isFinished) else { return }
-        leaveRoom(status: 0)
+        leaveRoom(status: linesLost > 0 ? 1 : 0)
     }
 
     func leaveRoom(status: Int32) {

@@ -95,6 +95,8 @@ public final class GroupSession {
     var roomFullSince: Duration?
     var forcedExitAt: Duration?
     var serverLost = false
+    /// Lines that never reached some member (it was behind, or gone): a script's exit status says so.
+    var linesLost = 0
 
     /// `entry`: the room and seat pairing by code gave (or a crashed
     /// process's, to come back to).
@@ -213,8 +215,22 @@ public final class GroupSession {
             emit(.notSent(code: "nobody_here", message: "Nobody else is in the group room yet (or any more): that line was not sent."))
             return
         }
-        for pair in to { pair.send(line: line, now: now) }
+        // Per pair: a member too far behind misses the line (and is told), unless nobody
+        // can take it; then every pair keeps it and the input waits (`wantsInput`).
+        let keep = !to.contains { $0.outbox.takes(line) }
+        for pair in to { pair.send(line: line, now: now, keep: keep) }
         drain()
+    }
+
+    /// Bytes typed that may wait for one member before it is behind
+    /// (`Outbox.limit`): what a flooding script costs per member at most.
+    public static let memberBacklog = 4 << 20
+
+    /// False while no member could take another line (each is behind or
+    /// full): the input is read again once one can.
+    public var wantsInput: Bool {
+        let live = pairs.filter { !$0.isFinished }
+        return live.isEmpty || live.contains { $0.outbox.takes(bytes: ChatSession.maxMessageBytes) }
     }
 
     /// End of input: every pair delivers what it holds and closes, then the
@@ -324,7 +340,6 @@ public final class GroupSession {
     }
 
     /// The memory held for the slowest member's undelivered lines (input back-pressure).
-    public var outboxBytes: Int { pairs.map(\.outbox.bytes).max() ?? 0 }
 
     /// This member's display name.
     public var ownName: String {

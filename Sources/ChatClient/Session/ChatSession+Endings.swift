@@ -20,7 +20,8 @@ extension ChatSession {
         case .finished, .leaving: return
         case .joiningRoom, .inRoom:
             if status == 0 && presence != .left && options.announcesLeave { emit(.progress("You left the chat.")) }
-            if !outbox.isEmpty && reportUndelivered { emit(.undelivered(outbox.undelivered)) }
+            let lost = outbox.undelivered + outbox.missedSinceBehind
+            if lost > 0 && reportUndelivered { emit(.undelivered(lost)) }
             state = .leaving(status: status)
             closeSession()
             // P2P first, then the room, so the peer sees no renegotiation mid-teardown.

@@ -220,6 +220,9 @@ extension ChatSession {
                 show(inbox.receiveHello(epoch: epoch, next: next))
             case .ack(let epoch, let seq):
                 outbox.acknowledge(epoch: epoch, seq: seq)
+                reportCatchUp()
+            case .gap(let epoch, let before, let lines):
+                if codeAuth.allowsChat { show(inbox.receiveGap(epoch: epoch, before: before, lines: lines)) }
             }
             return
         }
@@ -227,11 +230,21 @@ extension ChatSession {
         if codeAuth.allowsChat { emit(.control(message)) } else { holdControl(message) }
     }
 
-    func show(_ texts: [String]) {
-        for text in texts {
-            counters.countReceived(text)
-            emit(.message(text))
+    func show(_ items: [Inbox.Item]) {
+        for item in items {
+            switch item {
+            case .line(let text):
+                counters.countReceived(text)
+                emit(.message(text))
+            case .gap(let lines):
+                emit(.gap(lines: lines))
+            }
         }
+    }
+
+    /// A peer that was behind (a group's limit) has room again: it gets lines again, and the user hears how many it missed.
+    func reportCatchUp() {
+        if let missed = outbox.catchUpIfRoom() { emit(.peerCaughtUp(missed: missed)) }
     }
 
     func releaseHeld() { show(inbox.releaseHeld()) }

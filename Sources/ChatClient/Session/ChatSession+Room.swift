@@ -109,7 +109,8 @@ extension ChatSession {
         // Nothing more can move: transfers under way failed (and leave the prompt).
         transfersPeerLeft()
         closeSession()
-        if !outbox.isEmpty { emit(.undelivered(outbox.undelivered)) }
+        let lost = outbox.undelivered + outbox.missedSinceBehind
+        if lost > 0 { emit(.undelivered(lost)) }
         guard options.staysAfterPeerLeft, !inputEnded else {
             // Exit 0 only if everything typed reached the peer.
             leave(status: outbox.isEmpty ? 0 : 1, reportUndelivered: false)   // said just above

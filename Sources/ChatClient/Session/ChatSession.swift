@@ -186,9 +186,14 @@ public final class ChatSession {
                 try? peer.sendControl(hello.text)
             }
             if let ack = inbox.takeAck() { try? peer.sendControl(ack.text) }
+            while codeAuth.allowsChat, let gap = outbox.nextUnsentGap {
+                do { try peer.sendControl(gap.text) } catch { break }
+                outbox.gapSent()
+            }
         }
         if !peerSpeaksDelivery {
             outbox.acknowledgeTransport(count: peer.chatMessagesAcknowledged)
+            reportCatchUp()
         }
         finishWhenDelivered()
     }
@@ -199,7 +204,10 @@ public final class ChatSession {
     public static let maxMessageBytes = 262_144
 
     /// A line from the user: delivered exactly once, now or when the peer is back.
-    public func send(line: String, now: Duration) {
+    public func send(line: String, now: Duration) { send(line: line, now: now, keep: false) }
+
+    /// `keep`: kept for the peer even past a group's limit (`Outbox.append`).
+    public func send(line: String, now: Duration, keep: Bool) {
         advance(now)
         guard line.utf8.count <= Self.maxMessageBytes else {
             emit(.notSent(code: "message_too_large",
@@ -210,7 +218,11 @@ public final class ChatSession {
             emit(.notSent(code: "peer_left", message: "Your peer left the chat; nothing more can be sent."))
             return
         }
-        outbox.append(line)
+        let wasBehind = outbox.isBehind
+        if !outbox.append(line, keep: keep) {
+            if !wasBehind { emit(.peerBehind(limitBytes: outbox.limit ?? 0)) }
+            return
+        }
         counters.countSent(line)
         flushOutbox()
         afterInput()

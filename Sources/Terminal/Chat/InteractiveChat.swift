@@ -154,7 +154,7 @@ public final class InteractiveChat {
             connected(sas: info.sas, verified: auth != .none, sentence: event.sentence ?? "")
         case .unproven(let sas, let reason):
             unproven(sas: sas, reason: reason)
-        case .peerLeft, .peerAway, .peerBack, .peerNotAnswering, .reconnected:
+        case .peerLeft, .peerAway, .peerBack, .peerNotAnswering, .reconnected, .peerBehind, .peerCaughtUp, .gap:
             show(.important, event.sentence ?? "")
         case .error, .notSent, .refused, .undelivered:
             show(.error, event.sentence ?? "")

@@ -17,6 +17,9 @@ extension ChatEvent {
         case .peerLeft: return "Your peer left the chat."
         case .peerAway: return "Your peer lost its connection; what you type waits for them to come back."
         case .peerBack: return "Your peer is back."
+        case .peerBehind(let limit): return Self.behindSentence(who: "Your peer", limit: limit)
+        case .peerCaughtUp(let missed): return Self.caughtUpSentence(who: "Your peer", missed: missed)
+        case .gap(let lines): return Self.gapSentence(from: "your peer", lines: lines)
         case .peerNotAnswering(let wait):
             let until = Timestamp.local(afterSeconds: wait).map { " (until \($0))" } ?? ""
             return "Your peer is not answering (its app may be frozen or its machine asleep): chatcli waits \(wait) s more\(until), then gives up."
@@ -55,6 +58,9 @@ extension ChatEvent {
         case .peerLeft: return "\(who) left the chat."
         case .peerAway: return "\(who) lost its connection; what you type waits for them to come back."
         case .peerBack: return "\(who) is back."
+        case .peerBehind(let limit): return Self.behindSentence(who: who, limit: limit)
+        case .peerCaughtUp(let missed): return Self.caughtUpSentence(who: who, missed: missed)
+        case .gap(let lines): return Self.gapSentence(from: who, lines: lines)
         case .peerNotAnswering(let wait): return "\(who) is not answering; chatcli waits \(wait) s more for them."
         case .connected(let info, let auth):
             let how = info.path == "relay" ? "through a relay" : "directly"
@@ -67,10 +73,25 @@ extension ChatEvent {
         }
     }
 
+    static func behindSentence(who: String, limit: Int) -> String {
+        "\(who) is more than \(limit >> 20) MiB behind you: your lines stop reaching them until they catch up "
+            + "(the others still get every line), and they will be told how many they missed."
+    }
+
+    static func caughtUpSentence(who: String, missed: Int) -> String {
+        "\(who) caught up; \(lineCount(missed)) you typed meanwhile did not reach them, and they were told."
+    }
+
+    static func gapSentence(from who: String, lines: Int) -> String {
+        "\(lineCount(lines)) from \(who) did not reach you here: you fell too far behind them."
+    }
+
+    static func lineCount(_ n: Int) -> String { n == 1 ? "1 line" : "\(n) lines" }
+
     /// Results go to stdout, progress and errors to stderr.
     var isResult: Bool {
         switch self {
-        case .code, .peerJoined, .peerLeft, .peerAway, .peerBack, .peerNotAnswering, .connected, .reconnected, .message: return true
+        case .code, .peerJoined, .peerLeft, .peerAway, .peerBack, .peerNotAnswering, .connected, .reconnected, .message, .gap: return true
         case .member(_, _, let event): return event.isResult
         default: return false
         }
