@@ -39,22 +39,36 @@ def verdict(key, better, target, value):
     return value >= target if better == "high" else value <= target
 
 
+def best(records):
+    """A stack measured more than once (chatcli and --baseline, around the
+    others): the better value of its runs for each metric."""
+    merged = dict(records[0])
+    for key, _, _, better, _ in METRICS:
+        values = [r[key] for r in records if r.get(key) is not None]
+        if values:
+            merged[key] = max(values) if better == "high" else min(values)
+    merged["runs"] = len(records)
+    return merged
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    results = {}
+    runs = {}
     for line in sys.stdin:
         line = line.strip()
         if line.startswith("{"):
             record = json.loads(line)
-            results[record["stack"]] = record
+            runs.setdefault(record["stack"], []).append(record)
+    results = {stack: best(records) for stack, records in runs.items()}
     chatcli = results.get("chatcli", {})
     # The comparison stacks measured in this run, each with its ratio column.
-    others = [(stack, label) for stack, label in (("aiortc", "aiortc"), ("pion", "Pion")) if stack in results]
+    others = [(stack, label) for stack, label in (("baseline", "baseline"), ("aiortc", "aiortc"), ("pion", "Pion"))
+              if stack in results]
 
     if args.json:
-        for stack in ("chatcli", "aiortc", "pion"):
+        for stack in ("chatcli", "baseline", "aiortc", "pion"):
             if stack in results:
                 print(json.dumps(results[stack], separators=(",", ":")))
         verdicts = {key: verdict(key, better, target, chatcli.get(key))
@@ -83,6 +97,9 @@ def main():
         if n == 0:
             print("  ".join("-" * w for w in widths))
     print()
+    if "baseline" in results:
+        print(f"chatcli and the baseline ran {chatcli.get('runs', 1)} and {results['baseline']['runs']} times, "
+              "interleaved around the other stacks; each shows its better run per metric.")
     print("Ratios are chatcli over the other stack: above 1 is better for throughput; for")
     print("RTT, setup and CPU lower is better. libdc (ref): libdatachannel as measured by")
     print("the issue's author on this machine; Debian 12 does not package it, so it is not")
