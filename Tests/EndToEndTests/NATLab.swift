@@ -16,7 +16,8 @@ final class NATLab {
     /// Hosts that reach the server over IPv6 only (an IPv6-only side).
     private var ipv6OnlyHosts: Set<String> = []
     /// For every process run in the lab (`upnp`: port mapping on).
-    private var environment: [String: String] = [:]
+    /// For every process the lab starts (e.g. `CHATCLI_DEBUG_SESSION` for a test that keeps a trace).
+    var environment: [String: String] = [:]
     private static let counter = Counter()
 
     /// `options`: extra `natlab up` arguments such as `--delay-ms 50`.
