@@ -81,4 +81,39 @@ import TestSupport
         #expect(UDPSocket.collect(sent.count, on: receiver, loop: loop) == sent)
         #expect(sender.segmentedSends == 0)
     }
+
+    /// One readiness event hands over at most `receiveBudget` datagrams,
+    /// counting each one cut from a coalesced receive (plus what the last
+    /// receive held): a busy socket (a file) yields the loop to the others
+    /// (a chat line on another pair's socket) every turn.
+    @Test func aTurnTakesABoundedNumberOfDatagramsAlsoWhenTheyCameCoalesced() throws {
+        let loop = try EventLoop()
+        let sender = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        let receiver = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        defer {
+            sender.close()
+            receiver.close()
+        }
+        let sent = (0..<600).map { Fixture.bytes(count: 1200, seed: UInt64($0 + 1)) }
+        sender.beginBatch()
+        for datagram in sent { sender.send(datagram, to: receiver.localAddress) }
+        sender.endBatch()
+        var perTurn: [Int] = [], thisTurn = 0
+        receiver.onDatagramsRead = {
+            perTurn.append(thisTurn)
+            thisTurn = 0
+        }
+        var received: [[UInt8]] = []
+        receiver.onDatagram = { bytes, _ in
+            received.append(bytes)
+            thisTurn += 1
+            if received.count == sent.count { loop.stop() }
+        }
+        #expect(loop.run(timeout: .seconds(10)))
+        let largest = Batch.maxSegmentedBytes / 1200
+        #expect(received == sent)
+        #expect(receiver.segmentedReceives > 0, "the kernel coalesced nothing: the bound is not what this checks")
+        #expect(perTurn.allSatisfy { $0 <= UDPSocket.receiveBudget + largest }, "\(perTurn)")
+        #expect(perTurn.count >= sent.count / (UDPSocket.receiveBudget + largest))
+    }
 }
