@@ -70,8 +70,9 @@ public final class FileReceiver {
 
     public func pollMessage() -> [UInt8]? {
         isWaitingForDisk = false
-        if state == .proving { pollProof() }
+        // A flush may end in a resume's proof (the next entry waited for the disk): flush first.
         if state == .flushing { pollFlush() }
+        if state == .proving { pollProof() }
         return outbox.popFirst()
     }
     public func pollEvent() -> Event? { events.popFirst() }
