@@ -105,7 +105,10 @@ public final class WriteBehindSink: TransferSink {
 final class WriteQueue: @unchecked Sendable {
     // @unchecked: every var below is used with `monitor` locked, except
     // `inner` and the hashers, which only the thread that took an item off
-    // the queue uses until the queue is empty again (`drain`).
+    // the queue uses until the queue is empty again (`drain`, `isDrained`),
+    // and after an `.abandon` item only the thread. No checked type fits:
+    // `Synchronization.Mutex` has no condition to wait on, and the sink and
+    // hashers are non-Sendable classes handed back and forth, not moved once.
     enum Item {
         case write(ArraySlice<UInt8>, SHA256?)
         /// The receiver stopped: `inner.abandon()`, then `Retiring.leave()`.
