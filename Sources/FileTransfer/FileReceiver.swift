@@ -52,6 +52,8 @@ public final class FileReceiver {
     var held = Deque<[UInt8]>()
     /// The last `pollMessage` found the hashing thread still at work: `wake` follows.
     public internal(set) var isWaitingForDisk = false
+    /// The last `handle(message:)` left DATA unconsumed (the write queue is full): `wake` follows.
+    public private(set) var isWaitingForRoom = false
 
     public init(sink: TransferSink, readAhead: Bool = false, wake: @escaping @Sendable () -> Void = {}) {
         self.sink = sink
@@ -68,8 +70,9 @@ public final class FileReceiver {
 
     public func pollMessage() -> [UInt8]? {
         isWaitingForDisk = false
-        if state == .proving { pollProof() }
+        // A flush may end in a resume's proof (the next entry waited for the disk): flush first.
         if state == .flushing { pollFlush() }
+        if state == .proving { pollProof() }
         return outbox.popFirst()
     }
     public func pollEvent() -> Event? { events.popFirst() }
@@ -103,22 +106,43 @@ public final class FileReceiver {
     public func channelClosed() {
         guard !isFinished else { return }
         endProof()
-        sink.abandon()
+        abandonSink()
         fail("the connection to the sender closed before the transfer ended")
     }
 
     // MARK: Input
 
-    public func handle(message bytes: [UInt8]) {
-        guard !isFinished else { return }
-        guard let message = TransferMessage.decode(bytes) else { return stop("protocol violation: an undecodable message") }
-        if state == .flushing {
-            if case .abort = message {} else { return hold(bytes) }
+    /// Takes one message from the sender. False when it is DATA that the
+    /// sink has no room for yet (its write queue is full): the message is
+    /// not consumed, `wake` follows, and the caller offers it again then
+    /// (leaving what comes after it unread, so SCTP's window stops the sender).
+    @discardableResult
+    public func handle(message bytes: [UInt8]) -> Bool {
+        guard !isFinished else { return true }
+        guard let message = TransferMessage.decode(bytes) else {
+            stop("protocol violation: an undecodable message")
+            return true
         }
+        if state == .flushing {
+            if case .abort = message {} else {
+                hold(bytes)
+                return true
+            }
+        }
+        if readsAhead, state == .receiving, case .data = message, !sink.hasRoom(orWake: wake) {
+            isWaitingForRoom = true
+            return false
+        }
+        isWaitingForRoom = false
+        take(message, bytes)
+        return true
+    }
+
+    func take(_ message: TransferMessage, _ bytes: [UInt8]) {
         switch (state, message) {
         case (_, .abort(let reason)):
             endProof()
-            sink.abandon()
+            abandonSink()
             fail("the sender stopped the transfer: \(reason)")
         case (.awaitingOffer, .offer(let offer)):
             self.offer = offer
@@ -130,6 +154,12 @@ public final class FileReceiver {
                 fail(refusal.message)
             }
         case (.awaitingEntry, .entry(let entry)):
+            // An earlier sink of this process may still be writing (to this `.part`, perhaps) after its abandon.
+            if readsAhead {
+                state = .flushing
+                hold(bytes)
+                return pollFlush()
+            }
             handleEntry(entry)
         case (.awaitingEntry, .done):
             finishAll()
@@ -224,7 +254,7 @@ public final class FileReceiver {
 
     /// The file's writes are done (at once without a writing thread): its hash is checked and what was held is taken.
     func pollFlush() {
-        guard state == .flushing, let sha256 = announcedDigest else { return }
+        guard state == .flushing else { return }
         do {
             if readsAhead {
                 guard try sink.flushed(orWake: wake) else {
@@ -237,8 +267,19 @@ public final class FileReceiver {
         } catch {
             return stop(error)
         }
-        announcedDigest = nil
-        endFile(sha256)
+        if let sha256 = announcedDigest {
+            announcedDigest = nil
+            endFile(sha256)
+        } else {
+            state = .awaitingEntry
+        }
+        guard !isFinished && state != .flushing, let entry = held.popFirst() else { return }
+        // The entry that waited for the disk is taken as it is; what follows is handled (and may wait) again.
+        if case .entry(let e)? = TransferMessage.decode(entry) {
+            handleEntry(e)
+        } else {
+            handle(message: entry)
+        }
         while !isFinished && state != .flushing, let next = held.popFirst() { handle(message: next) }
     }
 
@@ -286,8 +327,16 @@ public final class FileReceiver {
         guard !isFinished else { return }
         outbox.append(TransferMessage.abort(error.peerMessage).encode())
         endProof()
-        if state != .awaitingOffer && state != .awaitingUser { sink.abandon() }
+        if state != .awaitingOffer && state != .awaitingUser { abandonSink() }
         fail(error.message)
+    }
+
+    /// A sink that writes behind finishes what is queued after `abandon` on
+    /// its own thread; a receiver that cannot be woken lets it finish first,
+    /// as it has no way to wait for it before the next file opens.
+    func abandonSink() {
+        if !readsAhead { try? sink.flush() }
+        sink.abandon()
     }
 
     func fail(_ reason: String) {

@@ -55,6 +55,11 @@ public protocol TransferSink: AnyObject {
     /// Whether every write so far is done (and hashed), without waiting for it: if not, `wake` is called from
     /// another thread once they are (`WriteBehindSink`); a write's failure is thrown.
     func flushed(orWake wake: @escaping @Sendable () -> Void) throws(TransferError) -> Bool
+    /// Whether a write now would be taken without waiting, without waiting
+    /// for it: if not (`WriteBehindSink`'s queue is full), `wake` is called
+    /// from another thread once there is room again. A caller that cannot be
+    /// woken just writes, and the write waits as a slow disk's would.
+    func hasRoom(orWake wake: @escaping @Sendable () -> Void) -> Bool
     /// Closes the open file: kept with `mode` when `verified`, else removed.
     func closeFile(mode: UInt16, verified: Bool) throws(TransferError)
     /// Everything arrived: moves it into place; where it ended up.
@@ -77,4 +82,6 @@ extension TransferSink {
         try flush()
         return true
     }
+
+    public func hasRoom(orWake wake: @escaping @Sendable () -> Void) -> Bool { true }
 }

@@ -44,11 +44,25 @@ extension PeerConnection {
             channelEvents.removeAll(keepingCapacity: true)
             channelEventHead = 0
         }
+        if let n = Self.messageBytes(event) { sctp?.association.release(bytes: n) }
         return event
     }
 
+    /// A message waiting here counts against SCTP's receive window until it
+    /// is polled: a caller that stops polling (its disk is behind) stops the
+    /// peer instead of letting this queue grow.
     func queueChannelEvent(_ event: DataChannelEvent) {
-        if routesChannels { channelEvents.append(event) }
+        guard routesChannels else { return }
+        channelEvents.append(event)
+        if let n = Self.messageBytes(event) { sctp?.association.hold(bytes: n) }
+    }
+
+    static func messageBytes(_ event: DataChannelEvent) -> Int? {
+        guard case .message(_, let message) = event else { return nil }
+        switch message {
+        case .binary(let bytes): return bytes.count
+        case .text(let text): return text.utf8.count
+        }
     }
 
     /// Bytes acknowledged by nobody yet: queued, or sent and not yet acknowledged.

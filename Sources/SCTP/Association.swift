@@ -51,6 +51,8 @@ public final class SCTPAssociation {
     var eventHead = 0
     /// Message bytes sitting in `events`, still counted against our window.
     var eventBytes = 0
+    /// Message bytes the application polled and still holds (`hold`).
+    var heldBytes = 0
 
     // Handshake (T1).
     var t1Deadline: Duration?
@@ -160,13 +162,28 @@ public final class SCTPAssociation {
         }
         if case .message(_, _, let bytes) = e {
             eventBytes -= bytes.count
-            // Reopen the window promptly once the application drained a lot.
-            if state == .established, receiverWindow >= lastAdvertisedWindow + max(config.receiveBufferSize / 4, config.maxPacketSize) {
-                sackNeeded = true
-                sackImmediately = true
-            }
+            windowMayHaveReopened()
         }
         return e
+    }
+
+    /// Reopens the window promptly once the application drained a lot.
+    func windowMayHaveReopened() {
+        if state == .established, receiverWindow >= lastAdvertisedWindow + max(config.receiveBufferSize / 4, config.maxPacketSize) {
+            sackNeeded = true
+            sackImmediately = true
+        }
+    }
+
+    /// Message bytes the application polled but keeps unconsumed (a file
+    /// transfer's data waiting for a slow disk): they count against our
+    /// window until `release`, so the peer stops sending rather than the
+    /// application buffering without bound.
+    public func hold(bytes: Int) { heldBytes += bytes }
+
+    public func release(bytes: Int) {
+        heldBytes = max(0, heldBytes - bytes)
+        windowMayHaveReopened()
     }
 
     func emit(_ e: SCTPEvent) {
@@ -175,7 +192,9 @@ public final class SCTPAssociation {
     }
 
     /// Our a_rwnd: buffer space left after undelivered and unread data.
-    var receiverWindow: Int { max(0, config.receiveBufferSize - reassembly.bufferedBytes - eventBytes) }
+    var receiverWindow: Int { max(0, config.receiveBufferSize - reassembly.bufferedBytes - unreadBytes) }
+    /// Delivered message bytes the application has not consumed yet.
+    var unreadBytes: Int { eventBytes + heldBytes }
 
     // MARK: Application actions
 

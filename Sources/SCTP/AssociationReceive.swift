@@ -25,7 +25,7 @@ extension SCTPAssociation {
         // delivered) gets no more than that.
         let cost = ReassemblyQueue.cost(d)
         if cost > receiverWindow {
-            guard d.tsn == tracker.cumulativeTSN &+ 1, eventBytes == 0,
+            guard d.tsn == tracker.cumulativeTSN &+ 1, unreadBytes == 0,
                   reassembly.bufferedBytes + cost <= config.receiveBufferSize + config.maxMessageSize
             else { return }
         }

@@ -10,6 +10,8 @@ struct TransferPair {
     var messages = 0
     var senderEvents: [FileSender.Event] = []
     var receiverEvents: [FileReceiver.Event] = []
+    /// DATA the receiver left unconsumed (its write queue was full), offered again after the wake.
+    var refused: [UInt8]?
 
     /// Signalled by the sender's reading thread when it has read on (`FileSender.wake`).
     let woken = DispatchSemaphore(value: 0)
@@ -27,10 +29,17 @@ struct TransferPair {
         var moved = true
         while moved && messages < limit {
             moved = false
-            while messages < limit, var m = sender.pollMessage() {
+            if let m = refused, receiver.handle(message: m) {
+                refused = nil
+                moved = true
+            }
+            while refused == nil, messages < limit, var m = sender.pollMessage() {
                 corrupt?(&m)
-                receiver.handle(message: m)
                 messages += 1
+                guard receiver.handle(message: m) else {
+                    refused = m
+                    break
+                }
                 moved = true
             }
             while let e = receiver.pollEvent() {
@@ -43,7 +52,7 @@ struct TransferPair {
             }
             while let e = sender.pollEvent() { senderEvents.append(e) }
             // Neither side waits for its disk: it said so, and its thread's wake says when to ask again.
-            if !moved && messages < limit && (sender.isWaitingForDisk || receiver.isWaitingForDisk) {
+            if !moved && messages < limit && (sender.isWaitingForDisk || receiver.isWaitingForDisk || refused != nil) {
                 woken.wait()
                 moved = true
             }

@@ -63,6 +63,7 @@ import TestSupport
         sink.writeBudget = 2500
         var pair = TransferPair(source: MemorySource(file: "a", bytes: pattern(10_000)), sink: WriteBehindSink(sink), readAhead: true)
         pair.run()
+        FullWriteQueueTests.waitForRetiredSinks()
         #expect(sink.partial["a"]?.count == 2000)
         #expect(sink.abandoned)
         #expect(pair.senderEvents.last == .failed("the receiver stopped the transfer: the disk is full writing a"))
@@ -123,14 +124,25 @@ final class GatedSource: TransferSource {
 }
 
 /// A `.part` whose reads wait until the test lets one through, and
-/// with `gatesWrites` its writes too.
+/// with `gatesWrites` its writes too. With `giveUpAfter`, a write the test
+/// never lets through goes ahead after that long, and every later one at
+/// once (`gaveUp`), so a caller
+/// that waits for its own disk fails the test instead of hanging it.
 final class GatedSink: TransferSink {
     let inner: MemorySink
     let gate = DispatchSemaphore(value: 0)
     let gatesWrites: Bool
-    init(_ inner: MemorySink, gatesWrites: Bool = false) {
+    let giveUpAfter: Duration?
+    var gaveUp = false
+    init(_ inner: MemorySink, gatesWrites: Bool = false, giveUpAfter: Duration? = nil) {
         self.inner = inner
         self.gatesWrites = gatesWrites
+        self.giveUpAfter = giveUpAfter
+    }
+    func pass() {
+        guard let giveUpAfter else { return gate.wait() }
+        if gaveUp { return }   // the disk answers from now on
+        if gate.wait(timeout: .now() + .seconds(Int(giveUpAfter.components.seconds))) == .timedOut { gaveUp = true }
     }
     func begin(_ offer: TransferOffer, name: SafePath) throws(TransferError) { try inner.begin(offer, name: name) }
     func makeFolder(_ path: SafePath, mode: UInt16) throws(TransferError) { try inner.makeFolder(path, mode: mode) }
@@ -141,7 +153,7 @@ final class GatedSink: TransferSink {
     }
     func truncate(to length: UInt64) throws(TransferError) { try inner.truncate(to: length) }
     func write(_ bytes: ArraySlice<UInt8>) throws(TransferError) {
-        if gatesWrites { gate.wait() }
+        if gatesWrites { pass() }
         try inner.write(bytes)
     }
     func closeFile(mode: UInt16, verified: Bool) throws(TransferError) { try inner.closeFile(mode: mode, verified: verified) }

@@ -14,7 +14,10 @@ extension FileTransfers {
         pc.routesChannels = true
         var moved = false
         startWaiting(on: pc)
-        while let event = pc.pollChannelEvent() {
+        if retryStalled() { moved = true }
+        // A receiver whose disk is behind stops the reading: what follows stays
+        // in the connection, counted against SCTP's window, until its wake.
+        while !isStalled, let event = pc.pollChannelEvent() {
             handle(event, on: pc)
             moved = true
         }
@@ -79,7 +82,7 @@ extension FileTransfers {
             if let sender = t.sender {
                 sender.handle(message: bytes)
             } else if let receiver = t.receiver {
-                receiver.handle(message: bytes)
+                if !receiver.handle(message: bytes) { t.stalled = bytes }
             } else {
                 firstMessage(bytes, for: t, on: pc)
             }
@@ -108,6 +111,26 @@ extension FileTransfers {
         case .connected:
             break
         }
+    }
+
+    /// Whether a receiver left a message unconsumed (its write queue is full).
+    var isStalled: Bool { transfers.values.contains { $0.stalled != nil } }
+
+    /// Offers each unconsumed message again (after the disk's wake); true if one was taken.
+    func retryStalled() -> Bool {
+        var taken = false
+        for t in transfers.values.sorted(by: { $0.id < $1.id }) {
+            guard let bytes = t.stalled else { continue }
+            guard let receiver = t.receiver, !t.finished, t.channel != nil else {
+                t.stalled = nil
+                continue
+            }
+            if receiver.handle(message: bytes) {
+                t.stalled = nil
+                taken = true
+            }
+        }
+        return taken
     }
 
     /// The peer's first message on a new channel must be its offer.

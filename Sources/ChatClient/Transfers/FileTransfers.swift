@@ -48,6 +48,8 @@ public final class FileTransfers {
         var lastProgress: Duration?
         var finished = false
         var closeWhenFlushed = false
+        /// DATA its receiver could not take yet (the write queue was full), offered again after the disk's wake.
+        var stalled: [UInt8]?
 
         init(id: Int, source: TransferSource?, total: UInt64?) {
             self.id = id
