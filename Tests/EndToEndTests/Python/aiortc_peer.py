@@ -259,8 +259,11 @@ async def leave(ws):
 async def watch_done(done, ws, pc):
     await done.wait()
     # aiortc's bufferedAmount reaching 0 means handed to SCTP, not acknowledged:
-    # the last (largest) message must be acknowledged before leaving.
+    # the last (largest) message must be acknowledged before leaving; and the
+    # peer must get our SACK of its last messages (aiortc delays SACKs), which
+    # is how chatcli counts them delivered to a peer without `ctl` acks.
     await acknowledged(pc)
+    await asyncio.sleep(2)
     await leave(ws)
 
 
