@@ -7,9 +7,7 @@ import TestSupport
 /// Few and small datagrams, so a default 208 KiB receive buffer holds them all.
 @Suite struct UDPBatchTests {
     @Test func batchLargerThanOneSendmmsgArrivesInOrder() throws {
-        let loop = try EventLoop()
-        let sender = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
-        let receiver = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        let (loop, sender, receiver) = try UDPSocket.loopbackPair()
         defer {
             sender.close()
             receiver.close()
@@ -24,9 +22,7 @@ import TestSupport
     }
 
     @Test func nestedBatchesSendInOrderWithUnbatchedSends() throws {
-        let loop = try EventLoop()
-        let sender = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
-        let receiver = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        let (loop, sender, receiver) = try UDPSocket.loopbackPair()
         defer {
             sender.close()
             receiver.close()
@@ -49,9 +45,7 @@ import TestSupport
     }
 
     @Test func refusedDatagramsInABatchAreCountedAndTheRestGo() throws {
-        let loop = try EventLoop()
-        let sender = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
-        let receiver = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        let (loop, sender, receiver) = try UDPSocket.loopbackPair()
         defer {
             sender.close()
             receiver.close()
@@ -68,9 +62,7 @@ import TestSupport
     }
 
     @Test func oneReadEndsWithOneCallAfterItsDatagrams() throws {
-        let loop = try EventLoop()
-        let sender = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
-        let receiver = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        let (loop, sender, receiver) = try UDPSocket.loopbackPair()
         defer {
             sender.close()
             receiver.close()

@@ -37,9 +37,7 @@ import TestSupport
     }
 
     @Test func segmentedOnLoopbackAndCutBackIntoTheSameDatagrams() throws {
-        let loop = try EventLoop()
-        let sender = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
-        let receiver = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        let (loop, sender, receiver) = try UDPSocket.loopbackPair()
         defer {
             sender.close()
             receiver.close()
@@ -58,9 +56,7 @@ import TestSupport
 
     @Test(arguments: [EIO, EINVAL])
     func aRefusedSegmentedSendGoesDatagramByDatagram(code: Int32) throws {
-        let loop = try EventLoop()
-        let sender = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
-        let receiver = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        let (loop, sender, receiver) = try UDPSocket.loopbackPair()
         defer {
             sender.close()
             receiver.close()
@@ -87,9 +83,7 @@ import TestSupport
     /// receive held): a busy socket (a file) yields the loop to the others
     /// (a chat line on another pair's socket) every turn.
     @Test func aTurnTakesABoundedNumberOfDatagramsAlsoWhenTheyCameCoalesced() throws {
-        let loop = try EventLoop()
-        let sender = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
-        let receiver = try UDPSocket(loop: loop, bind: try Fixture.address("127.0.0.1:0"))
+        let (loop, sender, receiver) = try UDPSocket.loopbackPair()
         defer {
             sender.close()
             receiver.close()
