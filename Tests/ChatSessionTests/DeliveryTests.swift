@@ -1,5 +1,6 @@
 @testable import ChatClient
 import Testing
+import TestSupport
 
 /// Exactly-once, in-order delivery across what breaks a chat: a peer
 /// killed and resumed (a new process, a new connection), messages typed
@@ -81,5 +82,35 @@ import Testing
         #expect(world.run(until: { bob2.messages == ["while away"] }, limit: .seconds(60)), "\(bob2.events)")
         world.run(for: .seconds(2))
         #expect(alice.session.undeliveredMessages == 0)
+    }
+
+    /// The server's `peer_left` can overtake the peer's last acknowledgement
+    /// (here the peer-to-peer path is slower than the server's, as a
+    /// browser's delayed SACK makes it): the line the peer got is not
+    /// reported undelivered, and the script exits 0.
+    @Test func aPeerThatLeavesRightAfterTheLastLineIsNotCountedAsMissingIt() throws {
+        let world = try World()
+        world.peerLink = LinkConditions(delay: .milliseconds(30))
+        let (alice, bob) = try world.pair(bobPlain: true)
+        alice.type("last line")
+        #expect(world.run(until: { bob.messages == ["last line"] }))
+        bob.leaveNow()
+        #expect(world.run(until: { alice.status != nil }, limit: .seconds(10)))
+        #expect(!alice.events.contains { if case .undelivered = $0 { true } else { false } }, "\(alice.events)")
+        #expect(alice.status == 0)
+    }
+
+    /// And a line the peer never got is still counted, within the grace.
+    @Test func aLineStillInFlightWhenThePeerLeavesIsCountedUndelivered() throws {
+        let world = try World()
+        world.peerLink = LinkConditions(delay: .milliseconds(30))
+        let (alice, bob) = try world.pair(bobPlain: true)
+        bob.leaveNow()
+        alice.type("too late")
+        let typed = world.now
+        #expect(world.run(until: { alice.status != nil }, limit: .seconds(10)))
+        #expect(alice.events.contains { if case .undelivered(1) = $0 { true } else { false } }, "\(alice.events)")
+        #expect(alice.status == 1)
+        #expect(world.now - typed <= ChatSession.peerLeftGrace + .milliseconds(100))
     }
 }

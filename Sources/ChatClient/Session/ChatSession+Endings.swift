@@ -71,6 +71,7 @@ extension ChatSession {
         case .forcedExit: finish(forcedExitStatus)
         case .pakeDeadline: pakeDeadlinePassed()
         case .peerSilence: peerSilenceDue()
+        case .peerLeftGrace: peerLeft()
         }
     }
 }

@@ -96,16 +96,30 @@ extension ChatSession {
         }
     }
 
+    /// How long the peer's last acknowledgements may trail the server's word
+    /// that it left (`peer_left` crosses the server while they cross the
+    /// peer connection, and a browser's SCTP delays its SACKs up to 200 ms).
+    static let peerLeftGrace: Duration = .seconds(1)
+
     /// The peer left: through signaling (`peer_left`), or by closing the
     /// channel (SCTP SHUTDOWN / close_notify), which arrives even while
-    /// signaling is reconnecting. Reported once.
+    /// signaling is reconnecting. Reported once, at once; what it never got
+    /// is counted once the connection closes, everything is acknowledged,
+    /// or `peerLeftGrace` passed, whichever comes first.
     func peerLeft() {
         switch state {
         case .joiningRoom, .inRoom: break
         default: return
         }
-        presence = .left
-        emit(.peerLeft)
+        if presence != .left {
+            presence = .left
+            emit(.peerLeft)
+            if !outbox.isEmpty, let peer, peer.isOpen {
+                timers.set(.peerLeftGrace, at: now + Self.peerLeftGrace)
+                return
+            }
+        }
+        timers.cancel(.peerLeftGrace)
         // Nothing more can move: transfers under way failed (and leave the prompt).
         transfersPeerLeft()
         closeSession()

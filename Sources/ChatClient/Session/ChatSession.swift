@@ -195,6 +195,8 @@ public final class ChatSession {
             outbox.acknowledgeTransport(count: peer.chatMessagesAcknowledged)
             reportCatchUp()
         }
+        // The peer left and its last acknowledgements came: nothing to wait for.
+        if timers.isSet(.peerLeftGrace), outbox.isEmpty { peerLeft() }
         finishWhenDelivered()
     }
 
@@ -214,7 +216,7 @@ public final class ChatSession {
                           message: "A message of \(line.utf8.count) bytes was not sent: the limit is \(Self.maxMessageBytes) bytes."))
             return
         }
-        guard state != .peerGone else {
+        guard state != .peerGone, presence != .left else {
             emit(.notSent(code: "peer_left", message: "Your peer left the chat; nothing more can be sent."))
             return
         }

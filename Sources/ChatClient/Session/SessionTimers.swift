@@ -12,6 +12,8 @@ enum SessionTimer: Hashable, CaseIterable {
     case pakeDeadline
     /// The peer has said nothing while the connection is set up (ChatSession+Silence).
     case peerSilence
+    /// The server said the peer left; its last acknowledgements may still be on the way (ChatSession+Room).
+    case peerLeftGrace
 }
 
 struct SessionTimers {
