@@ -145,6 +145,7 @@ import Testing
     @Test func resumesAfterKillNineOfEitherSideThreeTimes() throws {
         let server = try ServerProcess()
         let dir = Harness.temporaryDirectory()
+        defer { Harness.remove(dir) }
         // Large enough that the kill points (a tenth more each round) lie
         // well past the receiver's 4 MiB write-behind, and that the rest
         // cannot arrive in the millisecond between seeing one and the kill.

@@ -25,6 +25,12 @@ enum Harness {
         return dir
     }
 
+    /// Removes a test's directory once it is done with it (some receive hundreds of
+    /// megabytes; Tools/test removes whatever is left in its temp dir when the run ends).
+    static func remove(_ dir: String) {
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
     /// A free TCP port on 127.0.0.1 (bound and released; the race is harmless here).
     static func freePort(udpPair: Bool = false) -> UInt16 {
         while true {

@@ -29,7 +29,7 @@ struct InteractiveEndingsTests {
         let server = try ServerProcess()
         // Large enough to be under way for seconds when the peer leaves.
         let (alice, bob, dir) = try InteractiveTests.fileSenderAndReceiver(server, sparse: "big.bin", size: 2_000_000_000)
-        defer { alice.kill(); bob.kill() }
+        defer { alice.kill(); bob.kill(); Harness.remove(dir) }
         alice.enter("/send \(dir)/big.bin")
         let moving = bob.waitFor(timeout: 60) { _ in bob.promptLine.range(of: #"↓ #1 big\.bin \d+% "#, options: .regularExpression) != nil }
         #expect(moving.ok, "\(bob.promptLine)")

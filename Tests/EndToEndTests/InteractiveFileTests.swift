@@ -48,7 +48,7 @@ struct InteractiveFileTests {
         let server = try ServerProcess()
         // Its bytes are never checked (the transfer is cancelled): a sparse file.
         let (alice, bob, dir) = try InteractiveTests.fileSenderAndReceiver(server, sparse: "huge.bin", size: 300_000_000)
-        defer { alice.kill(); bob.kill() }
+        defer { alice.kill(); bob.kill(); Harness.remove(dir) }
         alice.enter("/send \(dir)/huge.bin")
         #expect(bob.waitFor("Your peer sends huge.bin (300.0 MB) as #1; receiving.").ok, "\(bob.screen())")
         let bobProgress = bob.waitFor(timeout: 60) { _ in bob.promptLine.range(of: #"↓ #1 huge\.bin \d+% .*/s"#, options: .regularExpression) != nil }

@@ -39,6 +39,7 @@ import Testing
     @Test func theSameReceiveCommandRunAgainAfterKillNineContinuesFromThePartFile() throws {
         let server = try ServerProcess()
         let dir = Harness.temporaryDirectory()
+        defer { Harness.remove(dir) }
         let size = 300_000_000
         let file = try Self.makeFile(dir, size: size)
         let out = dir + "/out"
@@ -110,7 +111,7 @@ import Testing
         let server = try ServerProcess()
         let dir = Harness.temporaryDirectory()
         let (sender, receiver, _) = try Self.midTransfer(server, dir, out: dir + "/out")
-        defer { sender.signal(SIGKILL) }
+        defer { sender.signal(SIGKILL); Harness.remove(dir) }
         receiver.signal(SIGINT)
         #expect(receiver.waitForExit(timeout: 15) == 130, "\(receiver.transcript)")
         let hint = receiver.stderr.first { $0.contains(".part files in \(dir)/out") }
@@ -140,6 +141,7 @@ import Testing
     @Test func aRerunAfterTheSenderLeftIsToldToAskForANewSend() throws {
         let server = try ServerProcess()
         let dir = Harness.temporaryDirectory()
+        defer { Harness.remove(dir) }
         let out = dir + "/out"
         let file = try Self.makeFile(dir, size: 1_000_000_000)
         try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)

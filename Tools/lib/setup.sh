@@ -42,6 +42,28 @@ ensure_python_venv() {
   fi
 }
 
+# Everything a run puts in the temp dir (servers' databases, received test
+# files of up to 2 GB, browser profiles, the compiler's scratch files) goes
+# into one directory of its own, removed when the run ends, however it ends.
+# A run killed outright (SIGKILL) leaves its directory: the next run removes
+# every one whose run is gone. Without this, a day of runs filled the disk.
+use_private_tmpdir() {
+  local base=${TMPDIR:-/tmp} dir pid
+  base=${base%/}
+  for dir in "$base"/chatcli-run.*; do
+    [ -d "$dir" ] || continue
+    pid=${dir##*.}
+    [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null && continue
+    rm -rf "$dir"
+  done
+  CHATCLI_RUN_TMPDIR="$base/chatcli-run.$$"
+  mkdir -p "$CHATCLI_RUN_TMPDIR"
+  trap 'rm -rf "$CHATCLI_RUN_TMPDIR"' EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  export TMPDIR="$CHATCLI_RUN_TMPDIR"
+}
+
 # free_port tcp|udp|udp2: a free port on 127.0.0.1 (udp2: it and the next are free).
 free_port() {
   python3 - "$1" <<'PY'
