@@ -22,6 +22,13 @@ extension ICEAgent {
         setState(.failed(reason))
     }
 
+    /// A failed generation hears from the peer after all (`handleCheckRequest`):
+    /// it checks again, with a fresh `connectTimeout`.
+    func checkAgain() {
+        startedAt = now
+        setState(.checking)
+    }
+
     func failureReason() -> ICEFailure {
         guard !hostBases.isEmpty else { return .noLocalAddress }
         if config.relayOnly && !localCandidates.contains(where: { $0.candidate.type == .relay }) {

@@ -28,6 +28,13 @@ extension ICEAgent {
             type: .bindingSuccess, transactionID: request.transactionID, attributes: [.xorMappedAddress(source)])
         transmit(response.encoded(integrity: localKey, fingerprint: true), from: base, to: source)
 
+        // Every check of ours failed (say the path was cut longer than our
+        // patience), yet the peer's check, with this generation's
+        // credentials, came through: the path works again. Check again
+        // rather than answer it for ever with no pair selected (the peer
+        // would then think the path works while nothing of ours reached it).
+        if state.isFailed { checkAgain() }
+
         // Once a pair is selected no new pairs are formed (§8.1.2), but a
         // known pair still answers with a triggered check so the peer can
         // finish its checks or nominate on it.

@@ -122,6 +122,29 @@ import TestSupport
         #expect(harness.a.agent.state.isConnected)
     }
 
+    /// The peer (a browser) still checks after every check of ours failed
+    /// (the path was cut longer than our patience): once its authenticated
+    /// checks come through, we check again and select a pair, instead of
+    /// answering them for ever with none selected while the peer, its own
+    /// checks answered, believes the path works.
+    @Test func aFailedAgentChecksAgainWhenThePeersChecksComeThrough() {
+        let harness = Harness(seed: 77, conditions: .internet)
+        harness.config.connectTimeout = .seconds(600)
+        harness.addPeer("A", role: .controlling)
+        harness.config.connectTimeout = .seconds(4)
+        harness.addPeer("B", role: .controlled)
+        harness.network.severed.insert([203, 0, 113, 20])
+        harness.exchangeCredentials()
+        harness.run(for: .seconds(30)) { harness.b.agent.state.isFailed }
+        #expect(harness.b.agent.state.isFailed)
+        #expect(!harness.a.agent.state.isFailed, "the peer still checks")
+        harness.network.severed = []
+        harness.run(for: .seconds(60)) { harness.a.agent.state.isConnected && harness.b.agent.state.isConnected }
+        #expect(harness.a.agent.state.isConnected, "\(harness.a.states)")
+        #expect(harness.b.agent.state.isConnected, "\(harness.b.states)")
+        #expect(harness.b.agent.send([0x17]), "a pair is selected")
+    }
+
     @Test func iceRestartReconnects() {
         let harness = Harness.pair(.portRestricted, .fullCone, seed: 51)
         harness.runUntilSettled()
