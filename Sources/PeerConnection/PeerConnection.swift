@@ -135,6 +135,8 @@ public final class PeerConnection {
 
     /// The SCTP association is over (or never was): false while `close` shuts it down gracefully.
     public var isShutDown: Bool { sctp?.isClosed ?? true }
+    /// The SCTP association's state in one line (`SCTPAssociation.diagnostics`), once there is one.
+    public var sctpDiagnostics: String? { sctp?.association.diagnostics }
 
     /// Deletes the TURN allocations (after `close` had time to say goodbye
     /// through them); send what `pollTransmit` returns before closing sockets.

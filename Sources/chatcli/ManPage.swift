@@ -67,6 +67,7 @@ enum ManPage {
         ("CHATCLI_TURN_SECRET", "The TURN shared secret for 'chatcli serve --turn-url' (or --turn-secret-file)."),
         ("CHATCLI_REDIS_PASSWORD", "The Redis password for 'chatcli serve --redis' (or --redis-password-file)."),
         ("CHATCLI_DEBUG_SESSION", "When set, create/join/resume/send/receive trace every signaling event, session action and peer event on stderr (for bug reports; it shows codes and addresses)."),
+        ("CHATCLI_DEBUG_SCTP", "When set, every chat and transfer writes its SCTP state (window, flight, the peer's window, the congestion control's model, retransmissions) to stderr once a second while packets flow (for bug reports and benchmarks)."),
         ("XDG_DATA_HOME", "Where the session store lives (default ~/.local/share)."),
         ("XDG_STATE_HOME", "Where 'chatcli serve' keeps its rooms without --db (default ~/.local/state)."),
         ("NO_COLOR", "When set and not empty, the interactive chat uses no colours."),

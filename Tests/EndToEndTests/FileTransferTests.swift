@@ -115,6 +115,30 @@ import Testing
         #expect(receiver.stderr.contains { $0.contains(#""event":"offer""#) && $0.contains(#""size":null"#) }, "\(receiver.transcript)")
     }
 
+    /// `CHATCLI_DEBUG_SCTP`: both sides write their SCTP state to stderr (at
+    /// once, then once a second), and the `--json` events stay as they were.
+    @Test func withTheSCTPTraceBothSidesWriteTheirStateAndTheTransferIsUnchanged() throws {
+        let server = try ServerProcess()
+        let dir = Harness.temporaryDirectory()
+        defer { Harness.remove(dir) }
+        let source = dir + "/in.bin"
+        try Data(Self.pattern(3_000_000, seed: 12)).write(to: URL(fileURLWithPath: source))
+        try FileManager.default.createDirectory(atPath: dir + "/out", withIntermediateDirectories: true)
+        let trace = ["CHATCLI_DEBUG_SCTP": "1"]
+        let sender = try ChildProcess.chatcli(["send", source, "--server", server.url, "--json"], name: "sender", environment: trace)
+        let receiver = try ChildProcess.chatcli(["receive", try Self.code(sender), "--out", dir + "/out", "--yes", "--server", server.url, "--json"],
+                                                name: "receiver", environment: trace)
+        #expect(receiver.waitForExit(timeout: 60) == 0, "\(receiver.transcript)")
+        #expect(sender.waitForExit(timeout: 20) == 0, "\(sender.transcript)")
+        #expect(Self.bytes(dir + "/out/in.bin") == Self.bytes(source))
+        for side in [sender, receiver] {
+            let lines = side.stderr.filter { $0.hasPrefix("sctp t=") }
+            #expect(lines.contains { $0.contains(" cwnd=") && $0.contains(" flight=") && $0.contains(" bbr=") && $0.contains(" t3=") },
+                    "\(side.transcript)")
+            #expect(side.stdout.allSatisfy { $0.hasPrefix("{") }, "only JSON events on stdout: \(side.transcript)")
+        }
+    }
+
     @Test func aCorruptedChunkIsAMismatchOnBothSidesAndNothingIsKept() throws {
         let server = try ServerProcess()
         let dir = Harness.temporaryDirectory()

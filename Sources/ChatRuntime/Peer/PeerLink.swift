@@ -28,6 +28,8 @@ public final class PeerLink {
     public var onActivity: (() -> Void)?
     /// Asks the gateway to map the ICE port (PeerLink+PortMapping).
     var portMapper: PortMapperLink?
+    /// With `CHATCLI_DEBUG_SCTP` set: when the association's state is next written to stderr.
+    private var nextSCTPTrace: Duration? = getenv("CHATCLI_DEBUG_SCTP") != nil ? .zero : nil
 
     /// `interfaces`: the machine's addresses (`NetworkInterfaces.addresses()`;
     /// link-local IPv6 ones with their zone).
@@ -103,6 +105,7 @@ public final class PeerLink {
         if let due = connection.pollTimeout(), due <= now { connection.handleTimeout(now: now) }
         serviceProbeSockets()
         sendTransmits()
+        traceSCTP(now: now)
         if whenClosed != nil {
             // No longer the session's: what it says goes nowhere.
             while connection.pollEvent() != nil {}
@@ -125,6 +128,16 @@ public final class PeerLink {
         } else {
             timer?.cancel()
         }
+    }
+
+    /// Once a second at most, with `CHATCLI_DEBUG_SCTP` set: the association's
+    /// window, flight, model and counters on stderr (for bug reports and benches).
+    private func traceSCTP(now: Duration) {
+        guard let due = nextSCTPTrace, now >= due, let line = connection.sctpDiagnostics else { return }
+        nextSCTPTrace = now + .seconds(1)
+        let c = now.components
+        let text = Array("sctp t=\(c.seconds).\(c.attoseconds / 100_000_000_000_000_000) \(line)\n".utf8)
+        _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     }
 
     /// UDP datagrams from their base's socket (a link-local destination in

@@ -39,6 +39,7 @@ import threading
 import time
 import types
 
+import longpath_chat
 import longpath_fairness
 
 from report import sha256, write_payload
@@ -148,14 +149,23 @@ def events(lines, deadline):
 
 def chatcli_command(args, cc, *words):
     env = ["env", f"CHATCLI_CONGESTION_CONTROL={cc}"] if cc else []
+    if getattr(args, "trace", None):
+        env = (env or ["env"]) + ["CHATCLI_DEBUG_SCTP=1"]
     return [*env, args.chatcli, *words]
+
+
+def trace_file(args, role):
+    """Where a chatcli's stderr goes: DEVNULL, or with --trace a file named for the run."""
+    if not getattr(args, "trace", None):
+        return subprocess.DEVNULL
+    return open(os.path.join(args.trace, f"{args.trace_label}-{role}.txt"), "w")
 
 
 def chatcli_run(args, cc, source, out, deadline):
     """One chatcli send (left) -> receive (right)."""
     size = os.path.getsize(source)
     sender = in_host(args, "left", chatcli_command(args, cc, "send", source, "--json", "--server", SERVER),
-                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                     stdout=subprocess.PIPE, stderr=trace_file(args, "sender"))
     receiver = None
     row = {"complete": False}
     try:
@@ -166,7 +176,7 @@ def chatcli_run(args, cc, source, out, deadline):
         threading.Thread(target=lambda: sender.stdout.read(), daemon=True).start()
         start = time.monotonic()
         receiver = in_host(args, "right", chatcli_command(args, cc, "receive", code, "--out", out, "--yes", "--json", "--server", SERVER),
-                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+                           stdout=subprocess.PIPE, stderr=trace_file(args, "receiver"))
         first = last = accepted = None
         for t, e in events(Lines(receiver), deadline):
             kind = e.get("event")
@@ -291,6 +301,7 @@ def run_phase(args, name, delay, loss, opts, tools, source, digest, rows):
             t0 = time.monotonic()
             deadline = t0 + args.timeout
             run = chatcli_run if kind == "chatcli" else tcp_run
+            args.trace_label = f"{name.replace(' ', '-')}-loss{loss:g}-{kind}-{cc}-run{n + 1}"
             row = run(args, cc, source, out if kind == "chatcli" else received, deadline)
             timed_out = not row["complete"] and "error" not in row and time.monotonic() >= deadline
             verified = row["complete"] and os.path.exists(received) and sha256(received) == digest
@@ -476,23 +487,29 @@ def main():
     ap.add_argument("--fairness", type=int, default=60)
     ap.add_argument("--no-ceiling", dest="ceiling", action="store_false")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--trace")
+    ap.add_argument("--chat-mb", type=int, default=1024)
+    ap.add_argument("--chat-loss", default="0 1")
     args = ap.parse_args()
     args.loss = [float(x) for x in args.loss.split()]
+    args.chat_loss = [float(x) for x in args.chat_loss.split()]
     args.tools = parse_tools(args.tools)
 
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     source = os.path.join(args.work, "payload.bin")
     digest = write_payload(source, args.size_mb)
-    rows, shares = [], []
+    rows, shares, chats = [], [], []
+    lib = types.SimpleNamespace(in_host=in_host, chatcli_command=chatcli_command, events=events, Lines=Lines, stop=stop,
+                                natlab=natlab, say=say, start_lab=start_lab, lab_options=lab_options, trace_file=trace_file, SERVER=SERVER,
+                                RIGHT_IP=RIGHT_IP, TCP_PORT=TCP_PORT, PIPE=subprocess.PIPE, DEVNULL=subprocess.DEVNULL,
+                                python=sys.executable)
     try:
         for phase in phases(args):
             run_phase(args, *phase, source, digest, rows)
         if args.fairness and args.rate_mbit:
-            lib = types.SimpleNamespace(in_host=in_host, chatcli_command=chatcli_command, events=events, Lines=Lines, stop=stop,
-                                        natlab=natlab, say=say, start_lab=start_lab, SERVER=SERVER, RIGHT_IP=RIGHT_IP,
-                                        TCP_PORT=TCP_PORT, PIPE=subprocess.PIPE, DEVNULL=subprocess.DEVNULL,
-                                        python=sys.executable)
             shares = longpath_fairness.run(args, lib, lab_options(args, 0.0))
+        if args.chat_mb:
+            chats = longpath_chat.run(args, lib)
     except KeyboardInterrupt:
         sys.exit(130)
     finally:
@@ -500,7 +517,7 @@ def main():
 
     lines, verdicts, emulator = summary(args, rows)
     if args.json:
-        print(json.dumps({"summary": verdicts, "fairness": shares, "emulator": emulator,
+        print(json.dumps({"summary": verdicts, "fairness": shares, "chat": chats, "emulator": emulator,
                           "namespace_default_cc": rows[0]["namespace_default_cc"] if rows else None}), flush=True)
         return
     bottleneck = f"a {args.rate_mbit} Mbit/s bottleneck with a {args.queue_bdp:g}-BDP queue, " if args.rate_mbit else ""
@@ -512,6 +529,8 @@ def main():
     for line in lines:
         print(line, file=sys.stderr)
     for line in longpath_fairness.describe(shares):
+        print(line, file=sys.stderr)
+    for line in longpath_chat.describe(args, chats):
         print(line, file=sys.stderr)
     if emulator:
         print_emulator(emulator)

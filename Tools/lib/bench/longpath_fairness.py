@@ -39,16 +39,17 @@ def one(args, lib, chatcli_cc, tcp_cc, source):
     os.makedirs(out, exist_ok=True)
     ready = os.path.join(out, "ready")
     procs = []
+    args.trace_label = f"fairness-{chatcli_cc}-against-tcp-{tcp_cc}"
     try:
         sender = lib.in_host(args, "left", lib.chatcli_command(args, chatcli_cc, "send", source, "--json", "--server", lib.SERVER),
-                             stdout=lib.PIPE, stderr=lib.DEVNULL)
+                             stdout=lib.PIPE, stderr=lib.trace_file(args, "sender"))
         procs.append(sender)
         code = next((e["code"] for _, e in lib.events(lib.Lines(sender), time.monotonic() + 30) if e.get("event") == "code"), None)
         if code is None:
             return {"tcp_cc": tcp_cc, "error": "the chatcli sender printed no code"}
         threading.Thread(target=lambda: sender.stdout.read(), daemon=True).start()
         receiver = lib.in_host(args, "right", lib.chatcli_command(args, chatcli_cc, "receive", code, "--out", out, "--yes", "--json",
-                                                                  "--server", lib.SERVER), stdout=lib.PIPE, stderr=lib.DEVNULL)
+                                                                  "--server", lib.SERVER), stdout=lib.PIPE, stderr=lib.trace_file(args, "receiver"))
         procs.append(receiver)
         chatcli = Progress(lib, receiver, "arrival")
         if not chatcli.first_data.wait(30):
