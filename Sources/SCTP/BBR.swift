@@ -103,6 +103,8 @@ struct BBR {
     var cycleStamp: Duration = .zero
     var probeWait: Duration = .seconds(2)
     var probeUpRounds = 0
+    /// When ProbeBW_UP began: it lasts at least a min RTT.
+    var probeUpStamp: Duration = .zero
     var random: UInt64
     /// The generator's seed, for a model started afresh on a new path.
     let seed: UInt64
