@@ -47,9 +47,8 @@ public struct Outbox: Sendable {
     /// Bytes that may wait for this peer before it is behind; nil: no
     /// limit (the two-person chat holds its input back instead).
     public var limit: Int?
-    /// Lines not kept because the peer is behind: since the last gap, and in all.
+    /// Lines not kept because the peer is behind, since the last gap.
     private var skipped = 0
-    public private(set) var missed = 0
     /// Lines missed since the peer last fell behind (reported when it catches up, or at the end).
     public private(set) var missedSinceBehind = 0
     public private(set) var isBehind = false
@@ -79,7 +78,6 @@ public struct Outbox: Sendable {
         if !keep, !takes(text) {
             isBehind = true
             skipped += 1
-            missed += 1
             missedSinceBehind += 1
             return false
         }
